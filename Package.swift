@@ -1,0 +1,75 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "eventbus",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
+        .library(name: "EventBus", targets: ["EventBus"]),
+        .library(name: "EventBusBroker", targets: ["EventBusBroker"]),
+        .executable(name: "eventbus", targets: ["eventbus"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CZeroMQ",
+            pkgConfig: "libzmq",
+            providers: [.apt(["libzmq3-dev"])]
+        ),
+        .target(
+            name: "ZeroMQ",
+            dependencies: ["CZeroMQ"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "EventBus",
+            dependencies: [
+                "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "EventBusBroker",
+            dependencies: [
+                "EventBus",
+                "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "eventbus",
+            dependencies: [
+                "EventBus",
+                "EventBusBroker",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: strict),
+        .testTarget(name: "EventBusTests", dependencies: ["EventBus"], swiftSettings: strict),
+        .testTarget(
+            name: "EventBusBrokerTests",
+            dependencies: ["EventBusBroker", "EventBus", "ZeroMQ"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["EventBus", "ZeroMQ"],
+            swiftSettings: strict
+        ),
+    ]
+)

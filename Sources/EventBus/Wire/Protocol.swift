@@ -1,0 +1,19 @@
+/// Constants of the wire protocol (EB1) shared by the broker and its clients.
+public enum WireProtocol {
+    /// Frame 0 of every command message.
+    public static let signature: [UInt8] = Array("EB1".utf8)
+    /// The default command endpoint (ROUTER).
+    public static let defaultCommandEndpoint = "tcp://127.0.0.1:7750"
+    /// The default stream endpoint (XPUB).
+    public static let defaultStreamEndpoint = "tcp://127.0.0.1:7751"
+    /// The longest correlation frame.
+    public static let maxCorrelationBytes = 64
+    /// The most events in one PUB.
+    public static let maxBatchEvents = 1_000
+    /// The most bytes of events in one PUB.
+    public static let maxBatchBytes = 4 * 1024 * 1024
+    /// The default largest event.
+    public static let defaultMaxEventBytes = 65_536
+    /// Highest CREDIT a consumer may ask for.
+    public static let maxCredit = 65_536
+}

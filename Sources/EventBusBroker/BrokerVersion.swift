@@ -1,0 +1,4 @@
+/// The version of the broker, reported by `HELLO` and `STATS`.
+public enum BrokerVersion {
+    public static let string = "0.1.0"
+}

@@ -1,0 +1,209 @@
+import CZeroMQ
+
+/// One ZeroMQ socket.
+///
+/// libzmq sockets are not thread-safe: a socket must be used by one thread at a
+/// time. It is `Sendable` so that ownership can be handed to the thread that will
+/// own it (an I/O thread or a poll loop); after that, only that thread touches it.
+public final class Socket: @unchecked Sendable {
+    /// The context the socket was made in; kept alive as long as the socket.
+    public let context: Context
+    /// The pattern of this socket.
+    public let type: SocketType
+    private var handle: UnsafeMutableRawPointer?
+
+    /// Creates a socket of `type` in `context`.
+    public init(context: Context, type: SocketType) throws(ZMQError) {
+        guard let handle = zmq_socket(context.handle, type.raw) else {
+            throw ZMQError.last("zmq_socket")
+        }
+        self.context = context
+        self.type = type
+        self.handle = handle
+    }
+
+    deinit { close() }
+
+    /// Closes the socket. Pending outgoing messages are kept for the linger period.
+    public func close() {
+        if let handle {
+            zmq_close(handle)
+            self.handle = nil
+        }
+    }
+
+    func live(_ operation: String) throws(ZMQError) -> UnsafeMutableRawPointer {
+        guard let handle else { throw ZMQError(code: ENOTSOCK, operation: operation) }
+        return handle
+    }
+
+    // MARK: Endpoints
+
+    /// Binds to `endpoint` (`tcp://127.0.0.1:7750`, `ipc:///tmp/bus`, `inproc://x`).
+    public func bind(_ endpoint: String) throws(ZMQError) {
+        if zmq_bind(try live("zmq_bind"), endpoint) != 0 { throw ZMQError.last("zmq_bind \(endpoint)") }
+    }
+
+    /// Connects to `endpoint`; the connection is made in the background.
+    public func connect(_ endpoint: String) throws(ZMQError) {
+        if zmq_connect(try live("zmq_connect"), endpoint) != 0 { throw ZMQError.last("zmq_connect \(endpoint)") }
+    }
+
+    /// Stops listening on `endpoint`.
+    public func unbind(_ endpoint: String) throws(ZMQError) {
+        if zmq_unbind(try live("zmq_unbind"), endpoint) != 0 { throw ZMQError.last("zmq_unbind \(endpoint)") }
+    }
+
+    /// Drops the connection to `endpoint`.
+    public func disconnect(_ endpoint: String) throws(ZMQError) {
+        if zmq_disconnect(try live("zmq_disconnect"), endpoint) != 0 {
+            throw ZMQError.last("zmq_disconnect \(endpoint)")
+        }
+    }
+
+    /// The endpoint last bound, with the port the system chose for `tcp://…:*`.
+    public var lastEndpoint: String {
+        get throws(ZMQError) {
+            let bytes = try bytesOption(ZMQ_LAST_ENDPOINT, capacity: 1024)
+            return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+
+    // MARK: Sending
+
+    /// Sends one multipart message.
+    ///
+    /// - Parameters:
+    ///   - frames: The frames, in order; at least one.
+    ///   - dontWait: Return `false` instead of blocking when the message cannot be
+    ///     queued now (high-water mark reached, or no peer for a ROUTER address).
+    /// - Returns: `true` when the message was queued.
+    @discardableResult
+    public func send(_ frames: [[UInt8]], dontWait: Bool = false) throws(ZMQError) -> Bool {
+        precondition(!frames.isEmpty, "a ZeroMQ message has at least one frame")
+        let handle = try live("zmq_send")
+        let wait: Int32 = dontWait ? ZMQ_DONTWAIT : 0
+        for (index, frame) in frames.enumerated() {
+            let flags = wait | (index < frames.count - 1 ? ZMQ_SNDMORE : 0)
+            while true {
+                let rc = frame.withUnsafeBytes { zmq_send(handle, $0.baseAddress, $0.count, flags) }
+                if rc >= 0 { break }
+                let error = ZMQError.last("zmq_send")
+                if error.interrupted { continue }
+                // libzmq queues a multipart message atomically: EAGAIN can only
+                // happen on the first frame, so nothing partial was sent.
+                if error.wouldBlock && index == 0 { return false }
+                throw error
+            }
+        }
+        return true
+    }
+
+    // MARK: Receiving
+
+    /// Receives one multipart message.
+    ///
+    /// - Parameter dontWait: Return `nil` instead of blocking when nothing is queued.
+    /// - Returns: The frames, or `nil` with `dontWait` and nothing to read, or when a
+    ///   receive timeout expired.
+    public func receive(dontWait: Bool = false) throws(ZMQError) -> [[UInt8]]? {
+        let handle = try live("zmq_msg_recv")
+        var frames: [[UInt8]] = []
+        var message = zmq_msg_t()
+        zmq_msg_init(&message)
+        defer { zmq_msg_close(&message) }
+        while true {
+            let flags: Int32 = (dontWait && frames.isEmpty) ? ZMQ_DONTWAIT : 0
+            let rc = zmq_msg_recv(&message, handle, flags)
+            if rc < 0 {
+                let error = ZMQError.last("zmq_msg_recv")
+                if error.interrupted { continue }
+                if error.wouldBlock && frames.isEmpty { return nil }
+                throw error
+            }
+            let size = zmq_msg_size(&message)
+            let data = zmq_msg_data(&message)
+            frames.append([UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+                if size > 0, let data { buffer.baseAddress!.initialize(from: data.assumingMemoryBound(to: UInt8.self), count: size) }
+                count = size
+            })
+            if zmq_msg_more(&message) == 0 { return frames }
+        }
+    }
+
+    // MARK: Options
+
+    /// Sets an integer socket option.
+    public func setOption(_ option: Int32, _ value: Int32) throws(ZMQError) {
+        var value = value
+        if zmq_setsockopt(try live("zmq_setsockopt"), option, &value, MemoryLayout<Int32>.size) != 0 {
+            throw ZMQError.last("zmq_setsockopt(\(option))")
+        }
+    }
+
+    /// Sets a binary socket option.
+    public func setOption(_ option: Int32, bytes: [UInt8]) throws(ZMQError) {
+        let handle = try live("zmq_setsockopt")
+        let rc = bytes.withUnsafeBytes { zmq_setsockopt(handle, option, $0.baseAddress, $0.count) }
+        if rc != 0 { throw ZMQError.last("zmq_setsockopt(\(option))") }
+    }
+
+    /// Reads an integer socket option.
+    public func intOption(_ option: Int32) throws(ZMQError) -> Int32 {
+        var value: Int32 = 0
+        var size = MemoryLayout<Int32>.size
+        if zmq_getsockopt(try live("zmq_getsockopt"), option, &value, &size) != 0 {
+            throw ZMQError.last("zmq_getsockopt(\(option))")
+        }
+        return value
+    }
+
+    /// Reads a binary socket option of at most `capacity` bytes.
+    public func bytesOption(_ option: Int32, capacity: Int) throws(ZMQError) -> [UInt8] {
+        let handle = try live("zmq_getsockopt")
+        var buffer = [UInt8](repeating: 0, count: capacity)
+        var size = capacity
+        let rc = buffer.withUnsafeMutableBytes { zmq_getsockopt(handle, option, $0.baseAddress, &size) }
+        if rc != 0 { throw ZMQError.last("zmq_getsockopt(\(option))") }
+        return Array(buffer.prefix(size))
+    }
+
+    /// The outgoing high-water mark in messages (0 = no limit).
+    public func setSendHighWaterMark(_ messages: Int32) throws(ZMQError) { try setOption(ZMQ_SNDHWM, messages) }
+    /// The incoming high-water mark in messages (0 = no limit).
+    public func setReceiveHighWaterMark(_ messages: Int32) throws(ZMQError) { try setOption(ZMQ_RCVHWM, messages) }
+    /// How long, in milliseconds, unsent messages are kept after close (-1 forever).
+    public func setLinger(_ milliseconds: Int32) throws(ZMQError) { try setOption(ZMQ_LINGER, milliseconds) }
+    /// A receive timeout in milliseconds (-1 blocks forever).
+    public func setReceiveTimeout(_ milliseconds: Int32) throws(ZMQError) { try setOption(ZMQ_RCVTIMEO, milliseconds) }
+    /// A send timeout in milliseconds (-1 blocks forever).
+    public func setSendTimeout(_ milliseconds: Int32) throws(ZMQError) { try setOption(ZMQ_SNDTIMEO, milliseconds) }
+    /// The routing id this socket presents to a ROUTER peer.
+    public func setRoutingID(_ id: [UInt8]) throws(ZMQError) { try setOption(ZMQ_ROUTING_ID, bytes: id) }
+    /// SUB: receive messages whose first frame starts with `prefix`.
+    public func subscribe(_ prefix: [UInt8]) throws(ZMQError) { try setOption(ZMQ_SUBSCRIBE, bytes: prefix) }
+    /// SUB: stop receiving messages for `prefix`.
+    public func unsubscribe(_ prefix: [UInt8]) throws(ZMQError) { try setOption(ZMQ_UNSUBSCRIBE, bytes: prefix) }
+    /// ROUTER: fail with `EHOSTUNREACH` instead of dropping a message for an unknown peer.
+    public func setRouterMandatory(_ on: Bool) throws(ZMQError) { try setOption(ZMQ_ROUTER_MANDATORY, on ? 1 : 0) }
+    /// XPUB: pass every subscription message up, duplicates included.
+    public func setXPubVerbose(_ on: Bool) throws(ZMQError) { try setOption(ZMQ_XPUB_VERBOSE, on ? 1 : 0) }
+    /// Queue messages only to completed connections.
+    public func setImmediate(_ on: Bool) throws(ZMQError) { try setOption(ZMQ_IMMEDIATE, on ? 1 : 0) }
+    /// Reconnect interval in milliseconds.
+    public func setReconnectInterval(_ milliseconds: Int32) throws(ZMQError) { try setOption(ZMQ_RECONNECT_IVL, milliseconds) }
+    /// Largest inbound message in bytes (-1 no limit); larger ones drop the connection.
+    public func setMaxMessageSize(_ bytes: Int64) throws(ZMQError) {
+        var value = bytes
+        if zmq_setsockopt(try live("zmq_setsockopt"), ZMQ_MAXMSGSIZE, &value, MemoryLayout<Int64>.size) != 0 {
+            throw ZMQError.last("zmq_setsockopt(ZMQ_MAXMSGSIZE)")
+        }
+    }
+
+    /// `true` while a message can be read without blocking.
+    public var canReceive: Bool {
+        get throws(ZMQError) { (try intOption(ZMQ_EVENTS) & Int32(ZMQ_POLLIN)) != 0 }
+    }
+
+    var rawHandle: UnsafeMutableRawPointer? { handle }
+}

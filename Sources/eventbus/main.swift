@@ -1,0 +1,2 @@
+import EventBusBroker
+print("eventbus \(BrokerVersion.string)")

@@ -1,0 +1,10 @@
+import Testing
+@testable import EventBus
+
+@Suite struct ErrorCodeTests {
+    @Test func everyCodeHasTheProtocolSpelling() {
+        let expected = ["bad_frame", "bad_verb", "bad_json", "bad_args", "bad_event", "unknown_type", "too_large",
+                        "forbidden", "unknown_stage", "unknown_service", "bad_request", "not_found", "timeout", "busy"]
+        #expect(ErrorCode.allCases.map(\.wire) == expected)
+    }
+}
