@@ -1,0 +1,524 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+
+/// The broker's durable append-only log: numbered records in segment files.
+///
+/// Records get contiguous SEQs from 1, never reused. They live in
+/// `<directory>/log/<first SEQ>.seg` files (format in docs/operations.md); the
+/// last file is the active one, appended to. Appends are buffered in memory
+/// until ``flush()`` or ``sync()`` (or until the buffer passes 1 MiB).
+///
+/// Not thread-safe: one thread (the broker's loop) owns it.
+public final class SegmentLog {
+    /// What opening the log found and repaired.
+    public let recovery: LogRecovery
+    /// The oldest retained SEQ; `headSeq + 1` when the log holds no record.
+    public private(set) var firstSeq: UInt64
+    /// The last appended SEQ; 0 when nothing was ever appended.
+    public private(set) var headSeq: UInt64
+    /// The last SEQ covered by a completed ``sync()``.
+    public private(set) var durableSeq: UInt64
+
+    /// A test hook: the next write to a segment writes at most this many bytes, then fails with `ENOSPC`.
+    var failNextWriteAfterBytes: Int?
+
+    /// Bytes buffered before `append` writes them out by itself.
+    static let flushThreshold = 1 << 20
+
+    private let directory: String
+    private let options: LogOptions
+    private let logger: Logger
+    private var segments: [Segment]
+    private var activeFD: Int32
+    /// Bytes of the active segment already in the file; the buffer holds the rest.
+    private var activeWritten: Int
+    private let buffer = WriteBuffer(capacity: 2 << 20)
+    private let reader = SegmentReader()
+    /// Rolled segments written since the last `sync`, to fdatasync then.
+    private var unsyncedPaths: [String] = []
+    private var directoryNeedsSync = false
+    /// One open descriptor of an older segment, for `read(seq:)`.
+    private var cachedReader: (firstSeq: UInt64, fd: Int32)?
+    private var isClosed = false
+
+    /// Opens the log in `directory`, creating `<directory>/log/` if missing.
+    ///
+    /// Every record of the last segment is checked (length, CRC32C, SEQ);
+    /// older segments are indexed by their record headers (length, SEQ). The
+    /// valid log ends at the first record that fails: the file is truncated
+    /// there (and synced), any later segment is renamed to
+    /// `<name>.discarded`, and the loss is reported in ``recovery`` and
+    /// logged as a warning.
+    ///
+    /// - Parameters:
+    ///   - directory: The data directory.
+    ///   - options: Segment size and retention.
+    ///   - logger: Where to report recovery.
+    public init(directory: String, options: LogOptions = .init(), logger: Logger) throws(LogError) {
+        self.directory = directory + "/log"
+        self.options = options
+        self.logger = logger
+        try SystemFile.makeDirectories(self.directory)
+
+        let firstSeqs = try SystemFile.list(self.directory).compactMap(RecordFormat.firstSeq(fileName:)).sorted()
+        var segments: [Segment] = []
+        var truncatedBytes: UInt64 = 0
+        var truncatedSegment: String?
+        var reason: String?
+        var discarded: [String] = []
+
+        for (index, first) in firstSeqs.enumerated() {
+            let segment = Segment(firstSeq: first, directory: self.directory)
+            if reason != nil {
+                discarded.append(segment.path)
+                continue
+            }
+            if let previous = segments.last, previous.lastSeq + 1 != first {
+                reason = "segment \(segment.fileName) starts at SEQ \(first), after SEQ \(previous.lastSeq)"
+                discarded.append(segment.path)
+                continue
+            }
+            let isLast = index == firstSeqs.count - 1
+            let fd = try SystemFile.open(segment.path, O_RDONLY)
+            defer { Glibc.close(fd) }
+            let fileSize = try SystemFile.size(fd, path: segment.path)
+            let header = UnsafeMutableRawBufferPointer.allocate(byteCount: RecordFormat.fileHeaderSize, alignment: 8)
+            defer { header.deallocate() }
+            // fileHeaderSize > 0 bytes were allocated, so there is a base address.
+            let headerRead = try SystemFile.preadAll(fd, header.baseAddress!, header.count, at: 0, path: segment.path)
+            let headerProblem = RecordFormat.checkFileHeader(
+                UnsafeRawBufferPointer(rebasing: header[0..<headerRead]), firstSeq: first)
+            if let headerProblem {
+                reason = "\(segment.fileName): \(headerProblem)"
+                if segments.isEmpty {
+                    // Nothing before it: keep the file as an empty segment with a fresh header.
+                    truncatedBytes += UInt64(fileSize)
+                    truncatedSegment = segment.fileName
+                    try Self.rewrite(segment, logger: logger)
+                    segments.append(segment)
+                } else {
+                    discarded.append(segment.path)
+                }
+                continue
+            }
+            var offsets: [Int] = []
+            var newest: UInt64 = 0
+            let outcome: SegmentReader.Outcome
+            do {
+                outcome = try reader.walk(
+                    fd: fd, path: segment.path, from: RecordFormat.fileHeaderSize, to: fileSize,
+                    expectedSeq: first, verifyCRC: isLast
+                ) { offset, record in
+                    offsets.append(offset)
+                    // Callers of body always get a non-empty record.
+                    newest = max(newest, RecordFormat.timestamp(record.baseAddress!))
+                    return true
+                }
+            } catch let error as LogError {
+                throw error
+            } catch {
+                throw LogError(.io, "cannot read \(segment.path): \(error)")
+            }
+            segment.offsets = offsets
+            segment.newestTimestamp = newest
+            segment.size = outcome.end
+            segments.append(segment)
+            if let failure = outcome.failure {
+                reason = "\(segment.fileName): \(failure)"
+                truncatedBytes += UInt64(fileSize - outcome.end)
+                truncatedSegment = segment.fileName
+                let writer = try SystemFile.open(segment.path, O_WRONLY)
+                defer { Glibc.close(writer) }
+                try SystemFile.truncate(writer, to: outcome.end, path: segment.path)
+                try SystemFile.fullSync(writer, path: segment.path)
+            }
+        }
+
+        for path in discarded {
+            let fd = try SystemFile.open(path, O_RDONLY)
+            truncatedBytes += UInt64((try? SystemFile.size(fd, path: path)) ?? 0)
+            Glibc.close(fd)
+            try SystemFile.rename(path, path + ".discarded")
+            logger.error("log segment set aside after a break in the log", metadata: ["log.segment": "\(path)"])
+        }
+
+        if segments.isEmpty {
+            let segment = Segment(firstSeq: 1, directory: self.directory)
+            try Self.rewrite(segment, logger: logger)
+            segments.append(segment)
+        }
+        // Non-empty: it was either filled by the loop above or by the line before.
+        let active = segments.last!
+        self.segments = segments
+        self.activeFD = try SystemFile.open(active.path, O_RDWR)
+        self.activeWritten = active.size
+        self.headSeq = active.lastSeq
+        self.firstSeq = segments[0].firstSeq
+        self.durableSeq = active.lastSeq
+        do {
+            try SystemFile.dataSync(activeFD, path: active.path)
+            try SystemFile.syncDirectory(self.directory)
+        } catch {
+            Glibc.close(activeFD)
+            throw error
+        }
+
+        let records = active.lastSeq + 1 - segments[0].firstSeq
+        self.recovery = LogRecovery(
+            segments: segments.count, records: records, truncatedBytes: truncatedBytes,
+            truncatedSegment: truncatedSegment, reason: reason
+        )
+        if let reason {
+            logger.warning(
+                "log tail truncated on open",
+                metadata: [
+                    "log.segment": "\(truncatedSegment ?? "-")",
+                    "log.truncated_bytes": "\(truncatedBytes)",
+                    "log.reason": "\(reason)",
+                    "bus.seq": "\(headSeq)",
+                ])
+        }
+        logger.info(
+            "log opened",
+            metadata: [
+                "log.directory": "\(self.directory)", "log.segments": "\(segments.count)",
+                "log.first_seq": "\(firstSeq)", "log.head_seq": "\(headSeq)",
+            ])
+    }
+
+    deinit {
+        // Without close(), buffered records are lost, as in a crash.
+        releaseDescriptors()
+    }
+
+    /// The bytes of every segment, including records not yet flushed.
+    public var totalBytes: UInt64 {
+        segments.reduce(0) { $0 + UInt64($1.size) }
+    }
+
+    /// The number of segment files.
+    public var segmentCount: Int { segments.count }
+
+    private var active: Segment {
+        // The log always has at least the active segment.
+        segments[segments.count - 1]
+    }
+
+    /// Appends a batch of records, atomically.
+    ///
+    /// The records get the SEQs `headSeq + 1` onward and all carry `timestamp`.
+    /// They are buffered in memory (call ``flush()`` or ``sync()`` to write
+    /// them); when the buffer passes 1 MiB, this writes it out itself. If that
+    /// write fails, the file is cut back to its size before the write, the
+    /// batch is dropped, `headSeq` is unchanged and the error is thrown; records
+    /// of earlier batches stay buffered. A batch never spans two segments.
+    ///
+    /// - Parameters:
+    ///   - batch: One or more records.
+    ///   - timestamp: The append time, in milliseconds since 1970.
+    /// - Returns: The SEQs given to the batch.
+    @discardableResult
+    public func append(_ batch: [PendingRecord], timestamp: UInt64) throws(LogError) -> ClosedRange<UInt64> {
+        try checkOpen()
+        guard !batch.isEmpty else { throw LogError(.invalidArgument, "an append needs at least one record") }
+        var total = 0
+        for record in batch { total += try RecordFormat.encodedSize(record) }
+        if active.recordCount > 0 && active.size + total > options.segmentBytes {
+            try roll()
+        }
+        let segment = active
+        let bufferBefore = buffer.count
+        let sizeBefore = segment.size
+        let countBefore = segment.recordCount
+        let newestBefore = segment.newestTimestamp
+        let start = headSeq + 1
+        buffer.reserve(total)
+        segment.offsets.reserveCapacity(countBefore + batch.count)
+        var seq = start
+        for record in batch {
+            segment.offsets.append(segment.size)
+            segment.size += buffer.append(record, seq: seq, timestamp: timestamp)
+            seq += 1
+        }
+        segment.newestTimestamp = max(newestBefore, timestamp)
+        if buffer.count >= Self.flushThreshold {
+            do {
+                try writeBuffer()
+            } catch {
+                buffer.truncate(to: bufferBefore)
+                segment.size = sizeBefore
+                segment.offsets.removeSubrange(countBefore...)
+                segment.newestTimestamp = newestBefore
+                throw error
+            }
+        }
+        headSeq = seq - 1
+        return start...headSeq
+    }
+
+    /// Writes every buffered record to the file (`write(2)`); after it, a
+    /// crash of the process (SIGKILL) loses nothing appended.
+    ///
+    /// On failure the file is cut back to its size before the write and the
+    /// records stay buffered, to be written by the next flush.
+    public func flush() throws(LogError) {
+        try checkOpen()
+        try writeBuffer()
+    }
+
+    /// Flushes, then `fdatasync`s the segments written since the last sync
+    /// (and the directory, after a segment was created or removed); then
+    /// sets ``durableSeq`` to ``headSeq``.
+    public func sync() throws(LogError) {
+        try checkOpen()
+        try writeBuffer()
+        let head = headSeq
+        for path in unsyncedPaths {
+            let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+            if fd < 0 {
+                if errno == ENOENT { continue }  // removed by retention meanwhile
+                throw SystemFile.ioError("cannot open", path)
+            }
+            defer { Glibc.close(fd) }
+            try SystemFile.dataSync(fd, path: path)
+        }
+        unsyncedPaths.removeAll()
+        try SystemFile.dataSync(activeFD, path: active.path)
+        if directoryNeedsSync {
+            try SystemFile.syncDirectory(directory)
+            directoryNeedsSync = false
+        }
+        durableSeq = head
+    }
+
+    /// The record with SEQ `seq`, or `nil` if it is not in `firstSeq...headSeq`.
+    ///
+    /// Also finds records still buffered. Throws ``LogError/Kind/corrupt``
+    /// if the stored record fails its checks.
+    public func read(seq: UInt64) throws(LogError) -> LogRecord? {
+        try checkOpen()
+        guard seq >= firstSeq, seq <= headSeq, let segment = segment(containing: seq) else { return nil }
+        let index = Int(seq - segment.firstSeq)
+        let range = segment.range(ofRecord: index)
+        if segment === active && range.lowerBound >= activeWritten {
+            let record = buffer.bytes(at: range.lowerBound - activeWritten, length: range.count)
+            return RecordFormat.decode(record)
+        }
+        let fd = try descriptor(for: segment)
+        let raw = UnsafeMutableRawBufferPointer.allocate(byteCount: range.count, alignment: 16)
+        defer { raw.deallocate() }
+        // range.count >= headerSize > 0, so the allocation has a base address.
+        let n = try SystemFile.preadAll(fd, raw.baseAddress!, range.count, at: range.lowerBound, path: segment.path)
+        let record = UnsafeRawBufferPointer(raw)
+        if n != range.count || RecordFormat.bodyLength(record.baseAddress!) + RecordFormat.prefixSize != range.count {
+            throw LogError(.corrupt, "record \(seq) in \(segment.path) at offset \(range.lowerBound) is cut short")
+        }
+        if let problem = RecordFormat.check(record, expectedSeq: seq, verifyCRC: true) {
+            throw LogError(.corrupt, "record \(seq) in \(segment.path) at offset \(range.lowerBound): \(problem)")
+        }
+        return RecordFormat.decode(record)
+    }
+
+    /// Calls `body` with each record from `max(seq, firstSeq)` through
+    /// ``headSeq`` in SEQ order, until it returns `false`.
+    ///
+    /// Reads files in large chunks and checks every record's CRC32C.
+    /// `body` must not append to the log or enforce retention.
+    public func scan(from seq: UInt64, _ body: (LogRecord) throws -> Bool) throws {
+        try checkOpen()
+        var next = max(seq, firstSeq)
+        let head = headSeq
+        while next <= head, let segment = segment(containing: next) {
+            let index = Int(next - segment.firstSeq)
+            let start = segment.offsets[index]
+            let isActive = segment === active
+            let fileEnd = isActive ? activeWritten : segment.size
+            var keepGoing = true
+            if start < fileEnd {
+                let fd = try descriptor(for: segment)
+                let outcome = try reader.walk(
+                    fd: fd, path: segment.path, from: start, to: fileEnd, expectedSeq: next, verifyCRC: true
+                ) { _, record in
+                    next += 1
+                    keepGoing = try body(RecordFormat.decode(record))
+                    return keepGoing
+                }
+                if let failure = outcome.failure {
+                    throw LogError(.corrupt, "\(segment.path): \(failure)")
+                }
+                if !keepGoing { return }
+            }
+            if isActive {
+                while next <= head {
+                    let range = segment.range(ofRecord: Int(next - segment.firstSeq))
+                    let record = buffer.bytes(at: range.lowerBound - activeWritten, length: range.count)
+                    next += 1
+                    guard try body(RecordFormat.decode(record)) else { return }
+                }
+            }
+        }
+    }
+
+    /// Removes whole segments, oldest first: those whose newest record is
+    /// older than `retentionAge`, then more while the log is larger than
+    /// `retentionBytes`.
+    ///
+    /// The segment being appended to is never removed for size. When every
+    /// record of it is past `retentionAge`, the log first starts a fresh,
+    /// empty segment (named after the next SEQ), so that it can go too; the
+    /// numbering continues. ``firstSeq`` moves past the removed records.
+    ///
+    /// - Parameter now: The current time, in milliseconds since 1970.
+    /// - Returns: The number of segments removed.
+    @discardableResult
+    public func enforceRetention(now: UInt64) throws(LogError) -> Int {
+        try checkOpen()
+        var removed = 0
+        if let age = options.retentionAge {
+            let ageMs = UInt64(max(0, age * 1000))
+            let cutoff = now > ageMs ? now - ageMs : 0
+            if active.recordCount > 0 && active.newestTimestamp < cutoff {
+                try roll()
+            }
+            while segments.count > 1 && segments[0].newestTimestamp < cutoff {
+                try removeOldest()
+                removed += 1
+            }
+        }
+        if let limit = options.retentionBytes {
+            while segments.count > 1 && totalBytes > limit {
+                try removeOldest()
+                removed += 1
+            }
+        }
+        return removed
+    }
+
+    /// Writes out buffered records and closes the files. Does not `fdatasync`;
+    /// call ``sync()`` first for that. Errors are logged.
+    public func close() {
+        guard !isClosed else { return }
+        do {
+            try writeBuffer()
+        } catch {
+            logger.error("log flush on close failed", metadata: ["error.type": "\(error)"])
+        }
+        releaseDescriptors()
+        isClosed = true
+    }
+
+    // MARK: - Internals
+
+    private func releaseDescriptors() {
+        guard !isClosed else { return }
+        Glibc.close(activeFD)
+        if let cachedReader { Glibc.close(cachedReader.fd) }
+        cachedReader = nil
+        isClosed = true
+    }
+
+    private func checkOpen() throws(LogError) {
+        if isClosed { throw LogError(.closed, "the log in \(directory) is closed") }
+    }
+
+    /// Writes the buffer at the end of the active file; on failure cuts the file back.
+    private func writeBuffer() throws(LogError) {
+        guard buffer.count > 0 else { return }
+        let failAfter = failNextWriteAfterBytes
+        failNextWriteAfterBytes = nil
+        do {
+            try SystemFile.pwriteAll(
+                activeFD, buffer.base, buffer.count, at: activeWritten, path: active.path, failAfter: failAfter)
+        } catch {
+            do {
+                try SystemFile.truncate(activeFD, to: activeWritten, path: active.path)
+            } catch let cut {
+                logger.error(
+                    "cannot cut the log back after a failed write",
+                    metadata: ["log.segment": "\(active.fileName)", "error.type": "\(cut)"])
+            }
+            throw error
+        }
+        activeWritten += buffer.count
+        buffer.truncate(to: 0)
+    }
+
+    /// Starts a new, empty active segment named after `headSeq + 1`.
+    private func roll() throws(LogError) {
+        try writeBuffer()
+        let segment = Segment(firstSeq: headSeq + 1, directory: directory)
+        let fd = try Self.create(segment)
+        Glibc.close(activeFD)
+        unsyncedPaths.append(active.path)
+        segments.append(segment)
+        activeFD = fd
+        activeWritten = segment.size
+        directoryNeedsSync = true
+        logger.debug("log segment started", metadata: ["log.segment": "\(segment.fileName)"])
+    }
+
+    private func removeOldest() throws(LogError) {
+        let segment = segments[0]
+        if let cachedReader, cachedReader.firstSeq == segment.firstSeq {
+            Glibc.close(cachedReader.fd)
+            self.cachedReader = nil
+        }
+        try SystemFile.unlink(segment.path)
+        segments.removeFirst()
+        unsyncedPaths.removeAll { $0 == segment.path }
+        directoryNeedsSync = true
+        firstSeq = segments[0].firstSeq
+        logger.info(
+            "log segment removed by retention",
+            metadata: ["log.segment": "\(segment.fileName)", "log.first_seq": "\(firstSeq)"])
+    }
+
+    /// The segment holding `seq`, by binary search.
+    private func segment(containing seq: UInt64) -> Segment? {
+        var low = 0
+        var high = segments.count - 1
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if segments[mid].firstSeq <= seq { low = mid } else { high = mid - 1 }
+        }
+        let segment = segments[low]
+        return seq >= segment.firstSeq && seq <= segment.lastSeq ? segment : nil
+    }
+
+    /// A descriptor to read `segment`: the active one's, or a cached one.
+    private func descriptor(for segment: Segment) throws(LogError) -> Int32 {
+        if segment === active { return activeFD }
+        if let cachedReader {
+            if cachedReader.firstSeq == segment.firstSeq { return cachedReader.fd }
+            Glibc.close(cachedReader.fd)
+            self.cachedReader = nil
+        }
+        let fd = try SystemFile.open(segment.path, O_RDONLY)
+        cachedReader = (segment.firstSeq, fd)
+        return fd
+    }
+
+    /// Creates (or empties) `segment`'s file with a header; returns it open for reading and writing.
+    private static func create(_ segment: Segment) throws(LogError) -> Int32 {
+        let fd = try SystemFile.open(segment.path, O_RDWR | O_CREAT | O_TRUNC)
+        let header = RecordFormat.fileHeader(firstSeq: segment.firstSeq)
+        do {
+            try SystemFile.pwriteAll(fd, header, at: 0, path: segment.path)
+        } catch {
+            Glibc.close(fd)
+            _ = Glibc.unlink(segment.path)
+            throw error
+        }
+        segment.size = RecordFormat.fileHeaderSize
+        return fd
+    }
+
+    /// Resets `segment`'s file to an empty segment and syncs it.
+    private static func rewrite(_ segment: Segment, logger: Logger) throws(LogError) {
+        let fd = try create(segment)
+        defer { Glibc.close(fd) }
+        try SystemFile.fullSync(fd, path: segment.path)
+    }
+}
