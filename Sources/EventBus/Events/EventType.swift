@@ -1,0 +1,74 @@
+/// The event types the bus knows, with their wire names.
+///
+/// Ingress types are published by backends to stage `in` (SPEC.md, "Ingress
+/// events"); `receipt.rejected` and `receipt.suppressed` are only ever emitted
+/// by plugins; `query` and `reply` carry requests and their answers through the
+/// pipeline. Events of other (valid) type names may travel the stages after
+/// `in`, so an envelope keeps its type as a string and this enum is a lookup.
+public enum EventType: String, Sendable, CaseIterable, Hashable {
+    /// A channel and its initial members.
+    case channelCreated = "channel.created"
+    /// A member joined a channel.
+    case memberAdded = "member.added"
+    /// A member left a channel.
+    case memberRemoved = "member.removed"
+    /// A message was sent.
+    case messageNew = "message.new"
+    /// A message was deleted.
+    case messageDeleted = "message.deleted"
+    /// A device of a user received messages up to one.
+    case messageDelivered = "message.delivered"
+    /// A user read up to a message.
+    case messageRead = "message.read"
+    /// A user read a whole channel.
+    case notificationMarkRead = "notification.mark_read"
+    /// A user marked a message and everything after it unread.
+    case notificationMarkUnread = "notification.mark_unread"
+    /// A user's privacy settings changed.
+    case userUpdated = "user.updated"
+    /// A channel type's receipt toggles changed.
+    case channelTypeUpdated = "channel_type.updated"
+    /// An ack that could not apply (stage `diag`).
+    case receiptRejected = "receipt.rejected"
+    /// An egress event a privacy filter held back (stage `diag`).
+    case receiptSuppressed = "receipt.suppressed"
+    /// A REQ turned into an event by the broker.
+    case query
+    /// A service's answer to a `query`.
+    case reply
+
+    /// Looks up a wire name; `nil` for a type the catalogue does not know.
+    public init?(wireName: String) {
+        self.init(rawValue: wireName)
+    }
+
+    /// The type's name on the wire, as in the envelope's `type` and the topic.
+    public var wireName: String { rawValue }
+
+    /// Whether backends may publish this type to stage `in`.
+    public var isIngress: Bool {
+        switch self {
+        case .channelCreated, .memberAdded, .memberRemoved, .messageNew, .messageDeleted, .messageDelivered,
+            .messageRead, .notificationMarkRead, .notificationMarkUnread, .userUpdated, .channelTypeUpdated:
+            return true
+        case .receiptRejected, .receiptSuppressed, .query, .reply:
+            return false
+        }
+    }
+
+    /// Whether the type is private: settings and membership, never delivered
+    /// to consumers of `out` or to stream subscribers.
+    public var isPrivate: Bool {
+        switch self {
+        case .channelCreated, .memberAdded, .memberRemoved, .userUpdated, .channelTypeUpdated:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Whether the event's subject is a channel id that must equal `data.cid`.
+    public var isChannelEvent: Bool {
+        isIngress && self != .userUpdated && self != .channelTypeUpdated
+    }
+}

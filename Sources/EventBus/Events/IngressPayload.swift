@@ -1,0 +1,58 @@
+/// The typed `data` of an ingress event (SPEC.md, "Ingress events"), one case per type.
+///
+/// Times are kept as their validated RFC 3339 text; `nil` means the key was
+/// omitted (the event's `time` or the broker's append time applies).
+public enum IngressPayload: Sendable, Equatable, Hashable {
+    /// `channel.created`: a channel and its initial members (repeats allowed).
+    case channelCreated(cid: String, members: [String])
+    /// `member.added`.
+    case memberAdded(cid: String, userID: String)
+    /// `member.removed`.
+    case memberRemoved(cid: String, userID: String)
+    /// `message.new`.
+    case messageNew(cid: String, message: NewMessage)
+    /// `message.deleted`.
+    case messageDeleted(cid: String, messageID: String)
+    /// `message.delivered`: a device of `userID` received messages up to `messageID`.
+    case messageDelivered(cid: String, userID: String, messageID: String, deliveredAt: String?)
+    /// `message.read`: `userID` read up to `messageID`.
+    case messageRead(cid: String, userID: String, messageID: String, readAt: String?)
+    /// `notification.mark_read`: `userID` read the whole channel.
+    case notificationMarkRead(cid: String, userID: String, readAt: String?)
+    /// `notification.mark_unread`: `userID` marks `messageID` and everything after it unread.
+    case notificationMarkUnread(cid: String, userID: String, messageID: String)
+    /// `user.updated`: privacy settings; `nil` where the key was omitted (keeps its value).
+    case userUpdated(userID: String, deliveryReceipts: Bool?, readReceipts: Bool?)
+    /// `channel_type.updated`: per channel type toggles; `nil` where omitted.
+    case channelTypeUpdated(name: String, deliveryEvents: Bool?, readEvents: Bool?)
+
+    /// The event type this payload belongs to.
+    public var type: EventType {
+        switch self {
+        case .channelCreated: .channelCreated
+        case .memberAdded: .memberAdded
+        case .memberRemoved: .memberRemoved
+        case .messageNew: .messageNew
+        case .messageDeleted: .messageDeleted
+        case .messageDelivered: .messageDelivered
+        case .messageRead: .messageRead
+        case .notificationMarkRead: .notificationMarkRead
+        case .notificationMarkUnread: .notificationMarkUnread
+        case .userUpdated: .userUpdated
+        case .channelTypeUpdated: .channelTypeUpdated
+        }
+    }
+
+    /// The channel id, for channel events; `nil` for `user.updated` and `channel_type.updated`.
+    public var cid: String? {
+        switch self {
+        case .channelCreated(let cid, _), .memberAdded(let cid, _), .memberRemoved(let cid, _),
+            .messageNew(let cid, _), .messageDeleted(let cid, _), .messageDelivered(let cid, _, _, _),
+            .messageRead(let cid, _, _, _), .notificationMarkRead(let cid, _, _),
+            .notificationMarkUnread(let cid, _, _):
+            return cid
+        case .userUpdated, .channelTypeUpdated:
+            return nil
+        }
+    }
+}

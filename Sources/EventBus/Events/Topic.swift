@@ -1,0 +1,24 @@
+/// Event topics: `STAGE/SUBJECT/TYPE` (PROTOCOL.md, "Topics and the stream socket").
+public enum Topic {
+    /// The topic bytes of an event with `subject` and `type` at `stage`,
+    /// for example `out/messaging:general/message.read`.
+    ///
+    /// Subjects never contain `/` (the validator refuses them), so the three
+    /// segments can always be told apart.
+    public static func make(stage: String, subject: String, type: String) -> [UInt8] {
+        var topic: [UInt8] = []
+        topic.reserveCapacity(stage.utf8.count + subject.utf8.count + type.utf8.count + 2)
+        topic.append(contentsOf: stage.utf8)
+        topic.append(UInt8(ascii: "/"))
+        topic.append(contentsOf: subject.utf8)
+        topic.append(UInt8(ascii: "/"))
+        topic.append(contentsOf: type.utf8)
+        return topic
+    }
+
+    /// The subscription prefix for every event of `subject` at `stage`:
+    /// `STAGE/SUBJECT/`, ending in `/` so that a longer subject does not match.
+    public static func prefix(stage: String, subject: String) -> [UInt8] {
+        make(stage: stage, subject: subject, type: "")
+    }
+}

@@ -1,0 +1,186 @@
+/// Writes JSON text straight into a byte array, with no intermediate values.
+///
+/// The writer puts the commas and colons in; the caller keeps the structure
+/// well formed (a ``key(_:)`` before every value inside an object, every
+/// `begin` matched by its `end`). Strings are escaped as RFC 8259 requires:
+/// `"` and `\` with a backslash, control characters below U+0020 as `\u00XX`;
+/// everything else, `/` and non-ASCII included, is written as is.
+///
+/// ```swift
+/// var writer = JSONWriter()
+/// writer.beginObject()
+/// writer.key("cid"); writer.string("messaging:general")
+/// writer.key("unread"); writer.int(3)
+/// writer.endObject()
+/// // writer.bytes == Array(#"{"cid":"messaging:general","unread":3}"#.utf8)
+/// ```
+public struct JSONWriter: Sendable {
+    /// The text written so far.
+    public private(set) var bytes: [UInt8]
+    /// Whether the next value or key must be preceded by a comma.
+    private var needsComma = false
+    /// Whether a key was just written, so the next value follows its colon.
+    private var afterKey = false
+
+    /// Creates an empty writer.
+    ///
+    /// - Parameter capacity: bytes to reserve up front.
+    public init(capacity: Int = 256) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    @inline(__always)
+    private mutating func beginValue() {
+        if afterKey {
+            afterKey = false
+        } else if needsComma {
+            bytes.append(UInt8(ascii: ","))
+        }
+    }
+
+    /// Opens an object: `{`.
+    public mutating func beginObject() {
+        beginValue()
+        bytes.append(UInt8(ascii: "{"))
+        needsComma = false
+    }
+
+    /// Closes the innermost object: `}`.
+    public mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+        needsComma = true
+    }
+
+    /// Opens an array: `[`.
+    public mutating func beginArray() {
+        beginValue()
+        bytes.append(UInt8(ascii: "["))
+        needsComma = false
+    }
+
+    /// Closes the innermost array: `]`.
+    public mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        needsComma = true
+    }
+
+    /// Writes an object member's key and its colon; the member's value comes next.
+    public mutating func key(_ name: String) {
+        if needsComma {
+            bytes.append(UInt8(ascii: ","))
+        }
+        appendEscaped(name)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+        afterKey = true
+    }
+
+    /// Writes a string value, escaped.
+    public mutating func string(_ value: String) {
+        beginValue()
+        appendEscaped(value)
+        needsComma = true
+    }
+
+    /// Writes a signed integer value.
+    public mutating func int(_ value: Int64) {
+        beginValue()
+        if value < 0 {
+            bytes.append(UInt8(ascii: "-"))
+        }
+        appendDecimal(value.magnitude)
+        needsComma = true
+    }
+
+    /// Writes a signed integer value.
+    public mutating func int(_ value: Int) {
+        int(Int64(value))
+    }
+
+    /// Writes an unsigned integer value.
+    public mutating func uint(_ value: UInt64) {
+        beginValue()
+        appendDecimal(value)
+        needsComma = true
+    }
+
+    /// Writes `true` or `false`.
+    public mutating func bool(_ value: Bool) {
+        beginValue()
+        if value {
+            bytes.append(contentsOf: [0x74, 0x72, 0x75, 0x65])  // true
+        } else {
+            bytes.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65])  // false
+        }
+        needsComma = true
+    }
+
+    /// Writes `null`.
+    public mutating func null() {
+        beginValue()
+        bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])  // null
+        needsComma = true
+    }
+
+    /// Writes a value given as JSON text, unchanged (a number's text, or an
+    /// event already encoded). The caller vouches that it is one JSON value.
+    public mutating func raw(_ jsonBytes: some Collection<UInt8>) {
+        beginValue()
+        bytes.append(contentsOf: jsonBytes)
+        needsComma = true
+    }
+
+    private mutating func appendDecimal(_ value: UInt64) {
+        if value < 10 {
+            bytes.append(UInt8(ascii: "0") + UInt8(value))
+            return
+        }
+        var digits: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+                     UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var rest = value
+        withUnsafeMutableBytes(of: &digits) { raw in
+            let slots = raw.bindMemory(to: UInt64.self)
+            while rest > 0 {
+                slots[count] = rest % 10
+                rest /= 10
+                count += 1
+            }
+            while count > 0 {
+                count -= 1
+                bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: slots[count]))
+            }
+        }
+    }
+
+    private mutating func appendEscaped(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { utf8 in
+            var runStart = 0
+            for index in 0..<utf8.count {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                if runStart < index {
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                }
+                runStart = index + 1
+                bytes.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                    bytes.append(byte)
+                default:
+                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                    bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                              hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                }
+            }
+            if runStart < utf8.count {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,82 @@
+import Testing
+@testable import EventBus
+
+private func text(_ writer: JSONWriter) -> String {
+    String(decoding: writer.bytes, as: UTF8.self)
+}
+
+@Suite struct JSONWriterTests {
+    @Test func separatesMembersAndElementsWithCommas() {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("a"); writer.int(1)
+        writer.key("b"); writer.beginArray()
+        writer.int(-2); writer.uint(3); writer.bool(true); writer.bool(false); writer.null()
+        writer.beginObject(); writer.endObject()
+        writer.beginArray(); writer.endArray()
+        writer.string("s")
+        writer.endArray()
+        writer.key("c"); writer.beginObject(); writer.key("d"); writer.raw(Array("1.5e3".utf8)); writer.endObject()
+        writer.key("e"); writer.string("f")
+        writer.endObject()
+        #expect(text(writer) == #"{"a":1,"b":[-2,3,true,false,null,{},[],"s"],"c":{"d":1.5e3},"e":"f"}"#)
+    }
+
+    @Test(arguments: [
+        ("plain", #""plain""#),
+        ("quote\"back\\slash", #""quote\"back\\slash""#),
+        ("line\nfeed\ttab\r", #""line\u000afeed\u0009tab\u000d""#),
+        ("\u{0}\u{1F}", #""\u0000\u001f""#),
+        ("slash/ and é€😀 kept", #""slash/ and é€😀 kept""#),
+        ("\u{7F}", "\"\u{7F}\""),
+    ])
+    func escapesStrings(input: String, expected: String) {
+        var writer = JSONWriter()
+        writer.string(input)
+        #expect(text(writer) == expected)
+    }
+
+    @Test func escapesKeys() {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("a\"b\n")
+        writer.null()
+        writer.endObject()
+        #expect(text(writer) == #"{"a\"b\u000a":null}"#)
+    }
+
+    @Test(arguments: [Int64.min, -1, 0, 7, 10, 1_234_567_890, Int64.max])
+    func writesSignedIntegers(value: Int64) {
+        var writer = JSONWriter()
+        writer.int(value)
+        #expect(text(writer) == String(value))
+    }
+
+    @Test(arguments: [UInt64.min, 9, 100, UInt64.max])
+    func writesUnsignedIntegers(value: UInt64) {
+        var writer = JSONWriter()
+        writer.uint(value)
+        #expect(text(writer) == String(value))
+    }
+
+    @Test(arguments: [
+        JSONValue.null,
+        .bool(false),
+        .number("-0.5E+10"),
+        .string("tab\there \"q\" \\ \u{1} é 😀"),
+        .array([]),
+        .object([]),
+        .array([.null, .number("1"), .string(""), .array([.object([])])]),
+        .object([(key: "b", value: .number("2")), (key: "a", value: .object([(key: "x\ny", value: .bool(true))]))]),
+    ])
+    func roundTripsThroughTheParser(value: JSONValue) throws {
+        #expect(try JSONParser.parse(value.serialized()) == value)
+    }
+
+    @Test func roundTripsAnEventByteForByte() throws {
+        let event = #"{"specversion":"1.0","id":"b7d2c1","data":{"cid":"messaging:general","n":[1,2.50,-3e2]}}"#
+        let value = try JSONParser.parse(Array(event.utf8))
+        #expect(value.serialized() == Array(event.utf8))
+        #expect(value.description == event)
+    }
+}
