@@ -1,0 +1,60 @@
+import Logging
+import Synchronization
+
+/// The event-bus broker: a ROUTER command socket, an XPUB stream socket and the
+/// durable log, served by one thread.
+///
+/// ```swift
+/// var config = BrokerConfig()
+/// config.dataDirectory = "/var/lib/eventbus"
+/// let broker = try Broker(config: config, logger: logger)
+/// Thread { try? broker.run() }.start()
+/// // …
+/// broker.stop()
+/// ```
+public final class Broker: Sendable {
+    // The core and its sockets are created here and then used only by the
+    // thread inside `run`; `running` makes sure there is one such thread.
+    nonisolated(unsafe) private let core: BrokerCore
+    private let stopRequested = Atomic<Bool>(false)
+    private let running = Atomic<Bool>(false)
+
+    /// The command endpoint as bound (`tcp://127.0.0.1:*` shows the chosen port).
+    public let commandEndpoint: String
+    /// The stream endpoint as bound.
+    public let streamEndpoint: String
+
+    /// Opens the log under the data directory and binds both sockets.
+    ///
+    /// - Throws: When the data directory cannot be used, the log cannot be
+    ///   opened, or an endpoint cannot be bound.
+    public init(config: BrokerConfig, logger: Logger) throws {
+        core = try BrokerCore(config: config, logger: logger)
+        commandEndpoint = core.commandEndpoint
+        streamEndpoint = core.streamEndpoint
+    }
+
+    /// Serves on the calling thread until `stop()`; commits and closes the log before returning.
+    public func run() throws {
+        guard running.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
+            throw BrokerError.alreadyRunning
+        }
+        core.logger.info("broker serving", metadata: [
+            "bus.command": "\(commandEndpoint)", "bus.stream": "\(streamEndpoint)",
+            "bus.data_dir": "\(core.config.dataDirectory)", "bus.fsync": "\(core.config.fsync.rawValue)",
+        ])
+        core.run { stopRequested.load(ordering: .acquiring) }
+    }
+
+    /// Asks `run()` to return; safe from any thread.
+    public func stop() {
+        stopRequested.store(true, ordering: .releasing)
+    }
+}
+
+/// Errors of the broker's own lifecycle.
+public struct BrokerError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    /// `run()` was called while the broker was already running.
+    public static let alreadyRunning = BrokerError(description: "the broker is already running")
+}

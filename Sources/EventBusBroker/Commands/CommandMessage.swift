@@ -1,0 +1,58 @@
+import EventBus
+
+/// One request from the command socket, split into its parts.
+///
+/// Frame numbers in error messages count as the client sends them: frame 0 is
+/// the signature, frame 1 the verb, frame 2 CORR, frame 3 the first argument.
+struct CommandMessage {
+    /// The ROUTER routing id of the peer that sent it.
+    let peer: [UInt8]
+    let verb: Verb
+    let correlation: [UInt8]
+    let arguments: ArraySlice<[UInt8]>
+
+    /// The verbs a peer may send.
+    static let requestVerbs: Set<Verb> = [.hello, .ping, .pub, .consume, .ack, .cancel, .req, .stats]
+
+    /// Splits `frames` (routing id first, as the ROUTER delivers them).
+    ///
+    /// - Throws: A fault carrying the CORR to answer with (empty when the
+    ///   message is too broken to have one).
+    static func parse(_ frames: [[UInt8]]) throws(CommandFault) -> CommandMessage {
+        guard let peer = frames.first else {
+            throw CommandFault(correlation: [], BusError(.badFrame, "empty message"))
+        }
+        let correlation = frames.count > 3 && frames[3].count <= WireProtocol.maxCorrelationBytes ? frames[3] : []
+        guard frames.count > 1, frames[1] == WireProtocol.signature else {
+            throw CommandFault(peer: peer, correlation: correlation,
+                               BusError(.badFrame, "frame 0: the signature must be \"EB1\""))
+        }
+        guard frames.count >= 4 else {
+            throw CommandFault(peer: peer, correlation: correlation,
+                               BusError(.badFrame, "missing frames: a command is \"EB1\", VERB, CORR and its arguments (got \(frames.count - 1) frames)"))
+        }
+        guard frames[3].count <= WireProtocol.maxCorrelationBytes else {
+            throw CommandFault(peer: peer, correlation: [],
+                               BusError(.badFrame, "frame 2: CORR is \(frames[3].count) bytes, at most \(WireProtocol.maxCorrelationBytes)"))
+        }
+        guard let verb = Verb(rawValue: String(decoding: frames[2], as: UTF8.self)), requestVerbs.contains(verb) else {
+            let shown = String(decoding: frames[2].prefix(32), as: UTF8.self)
+            throw CommandFault(peer: peer, correlation: correlation,
+                               BusError(.badVerb, "frame 1: unknown verb \"\(shown)\""))
+        }
+        return CommandMessage(peer: peer, verb: verb, correlation: correlation, arguments: frames[4...])
+    }
+}
+
+/// A request refused before or while it was handled: what to answer, and to whom.
+struct CommandFault: Error {
+    var peer: [UInt8]
+    var correlation: [UInt8]
+    var error: BusError
+
+    init(peer: [UInt8] = [], correlation: [UInt8], _ error: BusError) {
+        self.peer = peer
+        self.correlation = correlation
+        self.error = error
+    }
+}

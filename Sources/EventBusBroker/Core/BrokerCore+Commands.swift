@@ -1,0 +1,146 @@
+import EventBus
+
+extension BrokerCore {
+    /// Handles one message from the command socket.
+    func handle(_ frames: [[UInt8]]) {
+        let message: CommandMessage
+        do {
+            message = try CommandMessage.parse(frames)
+        } catch {
+            if !error.peer.isEmpty { sendError(to: error.peer, correlation: error.correlation, error.error) }
+            return
+        }
+        do throws(BusError) {
+            switch message.verb {
+            case .ping: reply(to: message.peer, correlation: message.correlation, [])
+            case .hello: try handleHello(message)
+            case .pub: try handlePub(message)
+            case .consume: try handleConsume(message)
+            case .ack: try handleAck(message)
+            case .cancel: try handleCancel(message)
+            case .req: try handleRequest(message)
+            case .stats: reply(to: message.peer, correlation: message.correlation, [statisticsJSON()])
+            case .ok, .err, .evt, .end:
+                // CommandMessage.parse admits request verbs only.
+                throw BusError(.badVerb, "frame 1: \(message.verb.rawValue) is not a request")
+            }
+        } catch {
+            sendError(to: message.peer, correlation: message.correlation, error)
+        }
+    }
+
+    /// The argument at `position` (0 = frame 3), or a `bad_frame` naming it.
+    func argument(_ message: CommandMessage, _ position: Int, _ name: String) throws(BusError) -> [UInt8] {
+        let index = message.arguments.startIndex + position
+        guard index < message.arguments.endIndex else {
+            throw BusError(.badFrame, "\(message.verb.rawValue): frame \(3 + position) (\(name)) is missing")
+        }
+        return message.arguments[index]
+    }
+
+    /// Parses a frame that must hold a JSON object.
+    func jsonObject(_ frame: [UInt8], frameNumber: Int, notObject: ErrorCode) throws(BusError) -> JSONValue {
+        let value: JSONValue
+        do { value = try JSONParser.parse(frame) } catch {
+            throw BusError(.badJSON, "frame \(frameNumber): \(error)")
+        }
+        guard case .object = value else {
+            throw BusError(notObject, "frame \(frameNumber): must be a JSON object")
+        }
+        return value
+    }
+
+    private func handleHello(_ message: CommandMessage) throws(BusError) {
+        let hello = try jsonObject(try argument(message, 0, "JSON"), frameNumber: 3, notObject: .badArgs)
+        if let declared = hello["services"] {
+            guard case .array(let items) = declared else {
+                throw BusError(.badArgs, "frame 3: services must be an array of service names")
+            }
+            for item in items {
+                guard case .string(let name) = item, Self.isValidServiceName(name) else {
+                    throw BusError(.badArgs, "frame 3: services must be names matching [a-z0-9_.-]{1,64}")
+                }
+                services.insert(name)
+            }
+        }
+        if case .string(let name)? = hello["name"] {
+            logger.info("peer said hello", metadata: ["bus.peer": "\(name)"])
+        }
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("protocol"); w.string("EB1")
+        w.key("version"); w.string(BrokerVersion.string)
+        w.key("stages"); w.beginArray(); for stage in config.stages { w.string(stage) }; w.endArray()
+        w.key("services"); w.beginArray(); for service in services.sorted() { w.string(service) }; w.endArray()
+        w.key("limits"); w.beginObject()
+        w.key("max_event_bytes"); w.int(config.maxEventBytes)
+        w.key("max_batch_events"); w.int(WireProtocol.maxBatchEvents)
+        w.key("max_batch_bytes"); w.int(WireProtocol.maxBatchBytes)
+        w.key("max_credit"); w.int(WireProtocol.maxCredit)
+        w.key("request_timeout_ms"); w.int(config.requestTimeoutMilliseconds)
+        w.endObject()
+        w.endObject()
+        reply(to: message.peer, correlation: message.correlation, [w.bytes])
+    }
+
+    static func isValidServiceName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 64 && name.utf8.allSatisfy { byte in
+            (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x30 && byte <= 0x39) || byte == 0x5f || byte == 0x2e || byte == 0x2d
+        }
+    }
+
+    /// STATS as JSON.
+    func statisticsJSON() -> [UInt8] {
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("version"); w.string(BrokerVersion.string)
+        w.key("head_seq"); w.uint(log.headSeq)
+        w.key("first_seq"); w.uint(log.firstSeq)
+        w.key("durable_seq"); w.uint(log.durableSeq)
+        w.key("stages"); w.beginObject()
+        for stage in Set(config.stages).union(index.stages).sorted() {
+            w.key(stage); w.int(index.count(in: stage))
+        }
+        w.endObject()
+        w.key("consumers"); w.beginArray()
+        for consumer in consumers.values.sorted(by: { $0.name < $1.name }) {
+            w.beginObject()
+            w.key("name"); w.string(consumer.name)
+            w.key("prefixes"); w.beginArray()
+            for prefix in consumer.prefixes { w.string(String(decoding: prefix, as: UTF8.self)) }
+            w.endArray()
+            w.key("acked"); w.uint(consumer.acked)
+            w.key("lag"); w.int(lag(of: consumer))
+            w.key("in_flight"); w.int(consumer.inFlight.count)
+            w.key("credit"); w.int(consumer.credit)
+            w.key("connected"); w.bool(consumer.peer != nil)
+            w.endObject()
+        }
+        w.endArray()
+        w.key("rejected"); w.beginObject()
+        for (code, count) in statistics.rejected.sorted(by: { $0.key.wire < $1.key.wire }) {
+            w.key(code.wire); w.int(count)
+        }
+        w.endObject()
+        w.key("dedup_hits"); w.int(statistics.dedupHits)
+        w.key("dedup_window_ids"); w.int(dedup.count)
+        w.key("pending_requests"); w.int(requests.count)
+        w.key("stream_subscriptions"); w.int(statistics.streamSubscriptions)
+        w.key("dropped_replies"); w.int(statistics.droppedReplies)
+        w.key("log"); w.beginObject()
+        w.key("bytes"); w.uint(log.totalBytes)
+        w.key("segments"); w.int(log.segmentCount)
+        w.key("fsync"); w.string(config.fsync.rawValue)
+        w.endObject()
+        w.endObject()
+        return w.bytes
+    }
+
+    /// Events of the consumer's stages after its last ACK.
+    func lag(of consumer: ConsumerState) -> Int {
+        guard let stages = consumer.stages else {
+            return Int(log.headSeq - min(log.headSeq, consumer.acked))
+        }
+        return stages.reduce(0) { $0 + index.count(in: $1, after: consumer.acked) }
+    }
+}

@@ -1,0 +1,159 @@
+import EventBus
+
+extension BrokerCore {
+    /// `CONSUME NAME START CREDIT PREFIX…`
+    func handleConsume(_ message: CommandMessage) throws(BusError) {
+        let name = String(decoding: try argument(message, 0, "NAME"), as: UTF8.self)
+        guard Self.isValidConsumerName(name) else {
+            throw BusError(.badArgs, "frame 3: consumer NAME must match [a-z0-9_.-]{1,64}")
+        }
+        let start = String(decoding: try argument(message, 1, "START"), as: UTF8.self)
+        let creditText = String(decoding: try argument(message, 2, "CREDIT"), as: UTF8.self)
+        guard let credit = Int(creditText), credit >= 1, credit <= WireProtocol.maxCredit else {
+            throw BusError(.badArgs, "frame 5: CREDIT must be a decimal from 1 to \(WireProtocol.maxCredit)")
+        }
+        let prefixes = Array(message.arguments.dropFirst(3))
+        guard !prefixes.isEmpty else {
+            throw BusError(.badArgs, "CONSUME: at least one PREFIX frame (frame 6) is needed")
+        }
+        var stages: Set<String>? = []
+        for (position, prefix) in prefixes.enumerated() {
+            let matching = stagesMatching(prefix)
+            if matching.isEmpty {
+                throw BusError(.unknownStage, "frame \(6 + position): prefix \"\(String(decoding: prefix.prefix(64), as: UTF8.self))\" matches no configured stage")
+            }
+            if matching.count == 1 && prefix.contains(UInt8(ascii: "/")) {
+                stages?.formUnion(matching)
+            } else {
+                stages = nil  // spans stages: walk the whole log
+            }
+        }
+
+        let head = log.headSeq
+        let first: UInt64
+        let consumer = consumers[name] ?? ConsumerState(name: name, acked: 0)
+        switch start {
+        case "earliest": first = log.firstSeq
+        case "latest": first = head + 1
+        case "resume": first = max(consumer.acked + 1, log.firstSeq)
+        default:
+            guard let seq = UInt64(start), seq >= 1 else {
+                throw BusError(.badArgs, "frame 4: START must be earliest, latest, resume or a SEQ ≥ 1")
+            }
+            first = max(seq, log.firstSeq)
+        }
+
+        if let previous = consumer.peer, previous != message.peer {
+            send(to: previous, [WireProtocol.signature, Verb.end.bytes, Array(name.utf8), Array("taken over by another CONSUME".utf8)])
+        }
+        consumer.peer = message.peer
+        consumer.credit = credit
+        consumer.prefixes = prefixes
+        consumer.stages = stages.map { Array($0).sorted() }
+        consumer.rewind(to: first)
+        consumers[name] = consumer
+        offsetsDirty = true
+        logger.info("consumer attached", metadata: ["bus.consumer": "\(name)", "bus.seq": "\(first)"])
+        reply(to: message.peer, correlation: message.correlation, [Array(String(first).utf8)])
+    }
+
+    /// `ACK NAME SEQ`: cumulative; no reply unless it fails.
+    func handleAck(_ message: CommandMessage) throws(BusError) {
+        let consumer = try ownConsumer(message)
+        let text = String(decoding: try argument(message, 1, "SEQ"), as: UTF8.self)
+        guard let seq = UInt64(text), seq >= 1, seq <= log.headSeq else {
+            throw BusError(.badArgs, "frame 4: SEQ must be a decimal from 1 to the head SEQ \(log.headSeq)")
+        }
+        consumer.acknowledge(seq)
+        offsetsDirty = true
+    }
+
+    /// `CANCEL NAME`: stop delivery, keep the offset.
+    func handleCancel(_ message: CommandMessage) throws(BusError) {
+        let consumer = try ownConsumer(message)
+        consumer.peer = nil
+        consumer.rewind(to: consumer.acked + 1)
+        reply(to: message.peer, correlation: message.correlation, [])
+    }
+
+    private func ownConsumer(_ message: CommandMessage) throws(BusError) -> ConsumerState {
+        let name = String(decoding: try argument(message, 0, "NAME"), as: UTF8.self)
+        guard let consumer = consumers[name], consumer.peer == message.peer else {
+            throw BusError(.badArgs, "frame 3: no consumer \"\(name.prefix(64))\" on this connection")
+        }
+        return consumer
+    }
+
+    static func isValidConsumerName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 64 && name.utf8.allSatisfy { byte in
+            (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x30 && byte <= 0x39) || byte == 0x5f || byte == 0x2e || byte == 0x2d
+        }
+    }
+
+    /// The configured stages a topic prefix can match.
+    func stagesMatching(_ prefix: [UInt8]) -> Set<String> {
+        var result: Set<String> = []
+        for stage in stageNames {
+            let head = Array(stage.utf8) + [UInt8(ascii: "/")]
+            if prefix.starts(with: head) || head.starts(with: prefix) { result.insert(stage) }
+        }
+        return result
+    }
+
+    // MARK: Delivery
+
+    /// Sends each attached consumer what its credit allows of the committed log.
+    func pumpConsumers() {
+        consumersBlocked = false
+        for consumer in consumers.values where consumer.peer != nil {
+            pump(consumer)
+        }
+    }
+
+    private func pump(_ consumer: ConsumerState) {
+        guard let peer = consumer.peer else { return }
+        let name = Array(consumer.name.utf8)
+        while consumer.inFlight.count < consumer.credit && consumer.nextSeq <= visibleSeq {
+            guard let seq = nextCandidate(for: consumer), seq <= visibleSeq else {
+                consumer.nextSeq = visibleSeq + 1
+                return
+            }
+            consumer.nextSeq = seq + 1
+            guard let record = record(seq), consumer.matches(record.topic),
+                  record.stage != "out" || Self.isStreamable(type: record.type) else { continue }
+            let frames = [WireProtocol.signature, Verb.evt.bytes, name, Array(String(seq).utf8), record.topic, record.event]
+            do {
+                guard try router.send([peer] + frames, dontWait: true) else {
+                    consumer.nextSeq = seq  // the peer's queue is full: try again later
+                    consumersBlocked = true
+                    return
+                }
+            } catch {
+                peerGone(peer)
+                return
+            }
+            consumer.inFlight.append(seq)
+        }
+    }
+
+    private func nextCandidate(for consumer: ConsumerState) -> UInt64? {
+        guard let stages = consumer.stages else { return consumer.nextSeq }
+        var best: UInt64?
+        for stage in stages {
+            if let seq = index.next(in: stage, atOrAfter: consumer.nextSeq), seq < (best ?? .max) { best = seq }
+        }
+        return best
+    }
+
+    /// A committed record, from the cache or the log.
+    func record(_ seq: UInt64) -> RoutedRecord? {
+        if let cached = cache.record(seq) { return cached }
+        do {
+            guard let stored = try log.read(seq: seq) else { return nil }
+            return RoutedRecord(seq: stored.seq, topic: stored.topic, event: stored.event)
+        } catch {
+            logger.error("log read failed", metadata: ["bus.seq": "\(seq)", "error.type": "\(error)"])
+            return nil
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import EventBus
+
+extension BrokerCore {
+    /// What a PUB answers for one of its events.
+    private enum Answer {
+        /// Appended now, as the n-th record of this batch.
+        case appended(Int)
+        /// Already in the log.
+        case logged(UInt64)
+    }
+
+    /// `PUB STAGE EVENT…`: validate all, append all or none, answer after the commit.
+    func handlePub(_ message: CommandMessage) throws(BusError) {
+        let stage = String(decoding: try argument(message, 0, "STAGE"), as: UTF8.self)
+        let events = message.arguments.dropFirst()
+        guard !events.isEmpty else {
+            throw BusError(.badFrame, "PUB: no EVENT frame after STAGE (frame 4 is missing)")
+        }
+        guard stageNames.contains(stage) else {
+            throw BusError(.unknownStage, "frame 3: stage \"\(stage.prefix(64))\" is not configured (stages: \(config.stages.joined(separator: ", ")))")
+        }
+        guard events.count <= WireProtocol.maxBatchEvents else {
+            throw BusError(.tooLarge, "PUB: \(events.count) events, at most \(WireProtocol.maxBatchEvents) in one batch")
+        }
+        let batchBytes = events.reduce(0) { $0 + $1.count }
+        guard batchBytes <= WireProtocol.maxBatchBytes else {
+            throw BusError(.tooLarge, "PUB: \(batchBytes) bytes of events, at most \(WireProtocol.maxBatchBytes) in one batch")
+        }
+
+        var records: [PendingRecord] = []
+        var keys: [DedupKey] = []
+        var inBatch: [DedupKey: Int] = [:]
+        var answers: [Answer] = []
+        records.reserveCapacity(events.count)
+        answers.reserveCapacity(events.count)
+        let stageBytes = Array(stage.utf8)
+        for (position, frame) in events.enumerated() {
+            guard frame.count <= config.maxEventBytes else {
+                throw BusError(.tooLarge, "event \(position): \(frame.count) bytes, max_event_bytes is \(config.maxEventBytes)")
+            }
+            let envelope: EventEnvelope
+            do { envelope = try EventValidator.validate(frame, stage: stage).envelope } catch {
+                throw BusError(error.code, "event \(position): \(error.message)")
+            }
+            let source = Array(envelope.source.utf8), id = Array(envelope.id.utf8)
+            let key = DedupKey(stage: stageBytes, source: source, id: id)
+            if let seq = dedup.seq(for: key) {
+                answers.append(.logged(seq))
+                statistics.dedupHits += 1
+            } else if let earlier = inBatch[key] {
+                answers.append(.appended(earlier))
+                statistics.dedupHits += 1
+            } else {
+                inBatch[key] = records.count
+                answers.append(.appended(records.count))
+                keys.append(key)
+                records.append(PendingRecord(
+                    topic: Topic.make(stage: stage, subject: envelope.subject, type: envelope.type),
+                    source: source, id: id, event: frame))
+            }
+        }
+
+        var first: UInt64 = 0
+        if !records.isEmpty {
+            let now = Clock.wallMilliseconds()
+            first = try append(records, timestamp: now).lowerBound
+            for (offset, key) in keys.enumerated() {
+                dedup.insert(key, seq: first + UInt64(offset), timestamp: now)
+            }
+        }
+        let seqs = answers.map { answer in
+            switch answer {
+            case .appended(let offset): first + UInt64(offset)
+            case .logged(let seq): seq
+            }
+        }
+        unconfirmed.append(PendingConfirm(peer: message.peer, correlation: message.correlation, seqs: seqs))
+    }
+
+    /// Appends records and hands them to the kernel; on failure nothing stays.
+    func append(_ records: [PendingRecord], timestamp: UInt64) throws(BusError) -> ClosedRange<UInt64> {
+        let range: ClosedRange<UInt64>
+        do {
+            range = try log.append(records, timestamp: timestamp)
+            try log.flush()
+        } catch {
+            logger.error("log append failed", metadata: ["error.type": "\(error)", "bus.head_seq": "\(log.headSeq)"])
+            throw BusError(.busy, "the log could not be written (\(error)); nothing was appended; retry later")
+        }
+        for (offset, record) in records.enumerated() {
+            staged.append(RoutedRecord(seq: range.lowerBound + UInt64(offset), topic: record.topic, event: record.event))
+        }
+        return range
+    }
+}

@@ -1,0 +1,330 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import EventBus
+import Logging
+import ZeroMQ
+
+/// The broker's state and its poll loop. Owned by one thread: the one in `run`.
+///
+/// One pass of the loop reads every command waiting on the ROUTER socket,
+/// appends the PUB batches among them to the log, makes them durable with one
+/// fsync (group commit), then answers the PUBs, routes the new events and
+/// feeds the durable consumers.
+final class BrokerCore {
+    /// A PUB whose OK waits for the commit that covers it.
+    struct PendingConfirm {
+        let peer: [UInt8]
+        let correlation: [UInt8]
+        let seqs: [UInt64]
+    }
+
+    let config: BrokerConfig
+    let logger: Logger
+    let context: Context
+    let router: Socket
+    let stream: Socket
+    let log: SegmentLog
+    let offsetStore: OffsetStore
+    let stageNames: Set<String>
+    /// Distinguishes this run's request tokens from an earlier run's.
+    let bootID: String
+
+    var index = StageIndex()
+    var cache: RecordCache
+    var dedup: DedupWindow
+    var consumers: [String: ConsumerState] = [:]
+    var requests = PendingRequests()
+    var services: Set<String>
+    var statistics = BrokerStatistics()
+
+    /// PUBs appended and not yet answered.
+    var unconfirmed: [PendingConfirm] = []
+    /// Events appended and not yet routed.
+    var staged: [RoutedRecord] = []
+    /// Every event up to this SEQ is committed and routed.
+    var visibleSeq: UInt64
+    var requestCounter: UInt64 = 0
+    var offsetsDirty = false
+    var consumersBlocked = false
+    var timers = Timers()
+
+    struct Timers {
+        var offsets: UInt64 = 0
+        var sync: UInt64 = 0
+        var retention: UInt64 = 0
+        var requests: UInt64 = 0
+        var dedup: UInt64 = 0
+    }
+
+    init(config: BrokerConfig, logger: Logger) throws {
+        self.config = config
+        self.logger = logger
+        stageNames = Set(config.stages)
+        services = Set(config.services)
+        bootID = String(Clock.wallMilliseconds(), radix: 36)
+        cache = RecordCache(capacityBytes: config.cacheBytes)
+        dedup = DedupWindow(ageMilliseconds: UInt64(config.dedupWindowSeconds * 1_000),
+                            minimumCount: config.dedupMinimumIDs,
+                            maximumCount: max(config.dedupMinimumIDs, config.dedupMaximumIDs))
+
+        var options = LogOptions()
+        options.segmentBytes = config.segmentBytes
+        options.retentionBytes = config.retentionBytes
+        options.retentionAge = config.retentionAge
+        log = try SegmentLog(directory: config.dataDirectory, options: options, logger: logger)
+        offsetStore = try OffsetStore(directory: config.dataDirectory, logger: logger)
+        visibleSeq = log.headSeq
+
+        context = try Context(ioThreads: 1)
+        router = try Socket(context: context, type: .router)
+        stream = try Socket(context: context, type: .xpub)
+        try router.setRouterMandatory(true)
+        try router.setSendHighWaterMark(0)
+        try router.setReceiveHighWaterMark(0)
+        try router.setLinger(0)
+        try stream.setSendHighWaterMark(config.streamHighWaterMark)
+        try stream.setLinger(0)
+        try router.bind(config.commandEndpoint)
+        try stream.bind(config.streamEndpoint)
+
+        try rebuild()
+    }
+
+    /// Rebuilds the indexes, the cache, the dedup window and the consumers from disk.
+    private func rebuild() throws {
+        for (name, acked) in offsetStore.load() {
+            let consumer = ConsumerState(name: name, acked: acked)
+            consumer.nextSeq = acked + 1
+            consumers[name] = consumer
+        }
+        let now = Clock.wallMilliseconds()
+        let dedupFrom = log.headSeq > UInt64(dedup.maximumCount) ? log.headSeq - UInt64(dedup.maximumCount) + 1 : 1
+        try log.scan(from: log.firstSeq) { record in
+            let routed = RoutedRecord(seq: record.seq, topic: record.topic, event: record.event)
+            let stage = routed.stage
+            index.append(stage: stage, seq: record.seq)
+            cache.append(routed)
+            if record.seq >= dedupFrom {
+                dedup.insert(DedupKey(stage: stage.utf8, source: record.source, id: record.id),
+                             seq: record.seq, timestamp: record.timestamp)
+            }
+            return true
+        }
+        dedup.expire(now: now)
+        logger.info("log opened", metadata: [
+            "bus.first_seq": "\(log.firstSeq)", "bus.head_seq": "\(log.headSeq)",
+            "bus.segments": "\(log.segmentCount)", "bus.consumers": "\(consumers.count)",
+        ])
+    }
+
+    /// The endpoint the command socket is bound to, with the real port.
+    var commandEndpoint: String { (try? router.lastEndpoint) ?? config.commandEndpoint }
+    /// The endpoint the stream socket is bound to, with the real port.
+    var streamEndpoint: String { (try? stream.lastEndpoint) ?? config.streamEndpoint }
+
+    // MARK: The loop
+
+    /// Serves until `stopped` returns true, then commits, saves offsets and closes.
+    func run(until stopped: () -> Bool) {
+        var poller = Poller()
+        poller.add(router)
+        poller.add(stream)
+        while !stopped() {
+            do {
+                let timeout = consumersBlocked ? 1 : 20
+                let ready = try poller.poll(timeoutMilliseconds: timeout)
+                if ready[1].contains(.readable) { drainSubscriptions() }
+                if ready[0].contains(.readable) { drainCommands() }
+            } catch {
+                if error.contextTerminated { break }
+                logger.error("poll failed", metadata: ["error.type": "\(error)"])
+            }
+            commit()
+            pumpConsumers()
+            runTimers()
+        }
+        shutdown()
+    }
+
+    private func drainCommands() {
+        for _ in 0..<20_000 {
+            let frames: [[UInt8]]?
+            do { frames = try router.receive(dontWait: true) } catch {
+                logger.error("receive failed", metadata: ["error.type": "\(error)"])
+                return
+            }
+            guard let frames else { return }
+            handle(frames)
+        }
+    }
+
+    private func drainSubscriptions() {
+        // XPUB passes subscriptions up as messages; they must be read so they do
+        // not queue. The first byte is 1 (subscribe) or 0 (unsubscribe).
+        while let message = try? stream.receive(dontWait: true) {
+            guard let frame = message.first, let kind = frame.first else { continue }
+            if kind == 1 { statistics.streamSubscriptions += 1 } else if kind == 0 { statistics.streamSubscriptions -= 1 }
+        }
+    }
+
+    private func shutdown() {
+        commit()
+        saveOffsets()
+        do { try log.sync() } catch { logger.error("final log sync failed", metadata: ["error.type": "\(error)"]) }
+        log.close()
+        router.close()
+        stream.close()
+        logger.info("broker stopped", metadata: ["bus.head_seq": "\(log.headSeq)"])
+    }
+
+    // MARK: Commit and routing
+
+    /// Makes what was appended durable per the fsync policy, answers the PUBs it
+    /// covers and routes the new events.
+    func commit() {
+        guard !staged.isEmpty || !unconfirmed.isEmpty else { return }
+        var failure: BusError?
+        if config.fsync == .always {
+            do {
+                try log.sync()
+                timers.sync = Clock.monotonicMilliseconds()
+            } catch {
+                logger.critical("fsync of the log failed", metadata: ["error.type": "\(error)"])
+                failure = BusError(.busy, "the log could not be made durable (\(error)); retry later")
+            }
+        }
+        let confirms = unconfirmed
+        unconfirmed.removeAll(keepingCapacity: true)
+        for confirm in confirms {
+            if let failure {
+                sendError(to: confirm.peer, correlation: confirm.correlation, failure)
+            } else {
+                reply(to: confirm.peer, correlation: confirm.correlation, confirm.seqs.map { Array(String($0).utf8) })
+            }
+        }
+        let records = staged
+        staged.removeAll(keepingCapacity: true)
+        for record in records {
+            let stage = record.stage
+            index.append(stage: stage, seq: record.seq)
+            cache.append(record)
+            statistics.published[stage, default: 0] += 1
+            if stage == "out" || stage == "diag" { route(record, stage: stage) }
+            visibleSeq = record.seq
+        }
+    }
+
+    /// Sends an `out` or `diag` event to the stream, or a `reply` to its requester.
+    private func route(_ record: RoutedRecord, stage: String) {
+        let type = record.type
+        if stage == "out" && type == EventType.reply.rawValue {
+            deliverReply(record)
+            return
+        }
+        if stage == "out" && type == EventType.query.rawValue {
+            answerUnservedQuery(record)
+            return
+        }
+        guard Self.isStreamable(type: type) else { return }
+        var seq = record.seq.bigEndian
+        let seqBytes = withUnsafeBytes(of: &seq) { Array($0) }
+        _ = try? stream.send([record.topic, seqBytes, record.event], dontWait: true)
+    }
+
+    /// Whether events of `type` may leave the broker on the stream or to `out` consumers.
+    static func isStreamable(type: String) -> Bool {
+        if type == EventType.query.rawValue || type == EventType.reply.rawValue { return false }
+        if let known = EventType(rawValue: type), known.isPrivate { return false }
+        return true
+    }
+
+    // MARK: Replies
+
+    func reply(to peer: [UInt8], correlation: [UInt8], _ frames: [[UInt8]]) {
+        send(to: peer, [WireProtocol.signature, Verb.ok.bytes, correlation] + frames)
+    }
+
+    func sendError(to peer: [UInt8], correlation: [UInt8], _ error: BusError) {
+        statistics.rejected[error.code, default: 0] += 1
+        logger.debug("refused", metadata: ["bus.code": "\(error.code.wire)", "bus.message": "\(error.message)"])
+        send(to: peer, [WireProtocol.signature, Verb.err.bytes, correlation, Array(error.code.wire.utf8), Array(error.message.utf8)])
+    }
+
+    /// Sends to a peer; returns false when it could not be queued.
+    @discardableResult
+    func send(to peer: [UInt8], _ frames: [[UInt8]]) -> Bool {
+        do {
+            if try router.send([peer] + frames, dontWait: true) { return true }
+            statistics.droppedReplies += 1
+            return false
+        } catch {
+            if error.code == EHOSTUNREACH { peerGone(peer) } else {
+                logger.warning("send failed", metadata: ["error.type": "\(error)"])
+            }
+            return false
+        }
+    }
+
+    /// A peer is no longer connected: its consumers stop and will resend from their ACK.
+    func peerGone(_ peer: [UInt8]) {
+        for consumer in consumers.values where consumer.peer == peer {
+            consumer.peer = nil
+            consumer.rewind(to: consumer.acked + 1)
+        }
+    }
+
+    // MARK: Timers
+
+    private func runTimers() {
+        let now = Clock.monotonicMilliseconds()
+        if now - timers.requests >= 10 {
+            timers.requests = now
+            for request in requests.expire(now: now) {
+                sendError(to: request.peer, correlation: request.correlation,
+                          BusError(.timeout, "service \(request.service) did not answer within \(config.requestTimeoutMilliseconds) ms"))
+            }
+        }
+        if offsetsDirty && now - timers.offsets >= 200 {
+            timers.offsets = now
+            saveOffsets()
+        }
+        if config.fsync == .periodic && log.durableSeq < log.headSeq
+            && now - timers.sync >= UInt64(config.fsyncIntervalMilliseconds) {
+            timers.sync = now
+            do { try log.sync() } catch { logger.critical("fsync of the log failed", metadata: ["error.type": "\(error)"]) }
+        }
+        if now - timers.dedup >= 1_000 {
+            timers.dedup = now
+            dedup.expire(now: Clock.wallMilliseconds())
+        }
+        if (config.retentionAge != nil || config.retentionBytes != nil) && now - timers.retention >= 5_000 {
+            timers.retention = now
+            applyRetention()
+        }
+    }
+
+    func saveOffsets() {
+        guard offsetsDirty else { return }
+        do {
+            try offsetStore.save(consumers.mapValues(\.acked))
+            offsetsDirty = false
+        } catch {
+            logger.error("saving consumer offsets failed", metadata: ["error.type": "\(error)"])
+        }
+    }
+
+    private func applyRetention() {
+        do {
+            let removed = try log.enforceRetention(now: Clock.wallMilliseconds())
+            guard removed > 0 else { return }
+            index.trim(below: log.firstSeq)
+            for consumer in consumers.values where consumer.nextSeq < log.firstSeq {
+                consumer.nextSeq = log.firstSeq
+            }
+            logger.info("retention removed segments", metadata: ["bus.segments": "\(removed)", "bus.first_seq": "\(log.firstSeq)"])
+        } catch {
+            logger.error("retention failed", metadata: ["error.type": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,15 @@
+import EventBus
+
+/// Counters the broker reports in STATS.
+struct BrokerStatistics {
+    /// ERR replies sent, by code.
+    var rejected: [ErrorCode: Int] = [:]
+    /// Events not appended again because their identity was in the dedup window.
+    var dedupHits = 0
+    /// Events appended since start, by stage.
+    var published: [String: Int] = [:]
+    /// Live subscriptions on the stream socket.
+    var streamSubscriptions = 0
+    /// Replies or deliveries that could not be queued to a peer.
+    var droppedReplies = 0
+}

@@ -1,0 +1,97 @@
+import EventBus
+import Foundation
+import Testing
+
+/// Framing, verbs, HELLO, PING and STATS, and the broker staying up after bad input.
+@Suite struct CommandProtocolTests {
+    @Test func pingIsAnsweredWithOKAndTheSameCorrelation() throws {
+        let bus = try TestBroker(); defer { bus.stop() }
+        let peer = try bus.peer()
+        let correlation = try peer.send("PING")
+        let reply = try #require(try peer.receive())
+        #expect(reply == [Array("EB1".utf8), Array("OK".utf8), correlation])
+    }
+
+    @Test func wrongSignatureIsBadFrame() throws {
+        let bus = try TestBroker(); defer { bus.stop() }
+        let peer = try bus.peer()
+        try peer.sendRaw([Array("EB2".utf8), Array("PING".utf8), Array("x".utf8)])
+        let reply = Reply(frames: try #require(try peer.receive()))
+        #expect(reply.code == "bad_frame")
+        #expect(reply.message.contains("signature"))
+        #expect(try peer.call("PING").isOK)
+    }
+
+    @Test func missingCorrelationFrameIsBadFrame() throws {
+        let bus = try TestBroker(); defer { bus.stop() }
+        let peer = try bus.peer()
+        try peer.sendRaw([Array("EB1".utf8), Array("PING".utf8)])
+        let reply = Reply(frames: try #require(try peer.receive()))
+        #expect(reply.code == "bad_frame")
+        #expect(try peer.call("PING").isOK)
+    }
+
+    @Test func correlationOver64BytesIsBadFrame() throws {
+        let bus = try TestBroker(); defer { bus.stop() }
+        let peer = try bus.peer()
+        try peer.sendRaw([Array("EB1".utf8), Array("PING".utf8), [UInt8](repeating: 65, count: 65)])
+        let reply = Reply(frames: try #require(try peer.receive()))
+        #expect(reply.code == "bad_frame")
+        #expect(reply.message.contains("CORR"))
+        try peer.sendRaw([Array("EB1".utf8), Array("PING".utf8), [UInt8](repeating: 65, count: 64)])
+        #expect(Reply(frames: try #require(try peer.receive())).isOK)
+    }
+
+    @Test func unknownVerbIsBadVerb() throws {
+        let bus = try TestBroker(); defer { bus.stop() }
+        let peer = try bus.peer()
+        let reply = try peer.call("FROB")
+        #expect(reply.code == "bad_verb")
+        #expect(reply.message.contains("FROB"))
+        #expect(try peer.call("OK").code == "bad_verb")
+        #expect(try peer.call("PING").isOK)
+    }
+
+    @Test func helloReportsVersionStagesAndLimits() throws {
+        let bus = try TestBroker(); defer { bus.stop() }
+        let reply = try bus.peer().call("HELLO", [#"{"name":"t","role":"backend","version":"1"}"#])
+        #expect(reply.isOK)
+        #expect(reply.json["stages"] as? [String] == ["in", "plugin-a", "out", "diag"])
+        let limits = try #require(reply.json["limits"] as? [String: Any])
+        #expect(limits["max_event_bytes"] as? Int == 65_536)
+        #expect(limits["max_batch_events"] as? Int == 1_000)
+    }
+
+    @Test func helloWithInvalidJSONIsBadJSON() throws {
+        let bus = try TestBroker(); defer { bus.stop() }
+        let peer = try bus.peer()
+        #expect(try peer.call("HELLO", ["{nope"]).code == "bad_json")
+        #expect(try peer.call("HELLO", [[0xff, 0xfe]]).code == "bad_json")
+        #expect(try peer.call("PING").isOK)
+    }
+
+    @Test func statsCarriesTheRequiredFields() throws {
+        let bus = try TestBroker(); defer { bus.stop() }
+        let peer = try bus.peer()
+        _ = try peer.call("PUB", [Array("in".utf8), Events.read()])
+        _ = try peer.call("FROB")
+        let stats = try peer.call("STATS").json
+        #expect(stats["head_seq"] as? Int == 1)
+        #expect((stats["stages"] as? [String: Int])?["in"] == 1)
+        #expect((stats["stages"] as? [String: Int])?["out"] == 0)
+        #expect(stats["consumers"] is [Any])
+        #expect((stats["rejected"] as? [String: Int])?["bad_verb"] == 1)
+        #expect(stats["dedup_hits"] as? Int == 0)
+    }
+
+    @Test func garbageFromOnePeerDoesNotDisturbAnother() throws {
+        let bus = try TestBroker(); defer { bus.stop() }
+        let good = try bus.peer()
+        let bad = try bus.peer()
+        for frames in [[[UInt8]()], [Array("EB1".utf8)], [[0, 1, 2], [3]], [Array("EB1".utf8), Array("PUB".utf8), [], [0xff]]] {
+            try bad.sendRaw(frames)
+        }
+        #expect(try good.call("PUB", [Array("in".utf8), Events.read()]).values == ["1"])
+        #expect(try good.call("PING").isOK)
+    }
+}
