@@ -147,6 +147,8 @@ private struct Parser {
             index += 1
             return .object(members)
         }
+        // Event objects hold a handful of members: one allocation, not four.
+        members.reserveCapacity(8)
         var seen: Set<String>? = nil
         while true {
             guard index < bytes.count, bytes[index] == Byte.quote else {
