@@ -61,6 +61,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "eventbus-bench",
+            dependencies: ["ZeroMQ"],
+            path: "Benchmarks/EventBusBench",
+            swiftSettings: strict
+        ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: strict),
         .testTarget(name: "EventBusTests", dependencies: ["EventBus"], swiftSettings: strict),
         .testTarget(

@@ -1,0 +1,163 @@
+// Load generator for `make bench`: drives a running broker over the wire and
+// prints one `RESULT key=value …` line per measurement (Benchmarks/run.sh
+// puts them beside raw libzmq figures from the same run).
+//
+//   eventbus-bench throughput COMMAND_EP COUNT BATCH WINDOW [STAGE]
+//       PUB COUNT events in batches of BATCH with WINDOW PUBs in flight while a
+//       durable consumer reads them back; events/s from the first PUB sent to
+//       the last EVT received, and the publish-confirm rate.
+//   eventbus-bench latency COMMAND_EP RATE SECONDS
+//       one-event PUBs at RATE per second; confirm latency percentiles.
+import Foundation
+import ZeroMQ
+
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+func event(_ n: Int) -> [UInt8] {
+    // ~300 bytes, like a real message.read from a chat backend.
+    Array(#"{"specversion":"1.0","id":"bench-\#(n)-\#(UUID().uuidString.prefix(8))","source":"/bench/publisher","type":"message.read","time":"2026-11-22T03:10:00.123Z","subject":"messaging:general","data":{"cid":"messaging:general","user_id":"user-\#(n % 1000)","message_id":"msg-\#(n)","read_at":"2026-11-22T03:10:00.123Z"}}"#.utf8)
+}
+
+func dealer(_ context: Context, _ endpoint: String) throws -> Socket {
+    let socket = try Socket(context: context, type: .dealer)
+    try socket.setLinger(0)
+    try socket.setSendHighWaterMark(0)
+    try socket.setReceiveHighWaterMark(0)
+    try socket.connect(endpoint)
+    return socket
+}
+
+func frames(_ verb: String, _ corr: String, _ args: [[UInt8]]) -> [[UInt8]] {
+    [Array("EB1".utf8), Array(verb.utf8), Array(corr.utf8)] + args
+}
+
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    guard !sorted.isEmpty else { return 0 }
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+}
+
+func throughput(endpoint: String, count: Int, batch: Int, window: Int, stage: String) throws {
+    let context = try Context()
+    let consumerName = "bench-\(UUID().uuidString.prefix(8).lowercased())"
+    let consumer = try dealer(context, endpoint)
+    try consumer.setReceiveTimeout(30_000)
+    try consumer.send(frames("CONSUME", "c", [Array(consumerName.utf8), Array("latest".utf8), Array("20000".utf8), Array("\(stage)/".utf8)]))
+    guard let ok = try consumer.receive(), ok.count == 4, ok[1] == Array("OK".utf8) else {
+        throw ProcessError("CONSUME refused")
+    }
+    let firstSeq = UInt64(String(decoding: ok[3], as: UTF8.self)) ?? 0
+
+    let events = (0..<count).map(event)
+    let publisher = try dealer(context, endpoint)
+    try publisher.setReceiveTimeout(30_000)
+    let start = now()
+    let received = Atomic(0)
+    let consumerThread = Thread {
+        var seen = 0
+        var lastAck = 0
+        while seen < count, let message = try? consumer.receive() {
+            guard message.count == 6, message[1] == Array("EVT".utf8) else { continue }
+            seen += 1
+            if seen - lastAck >= 5_000 || seen == count {
+                _ = try? consumer.send(frames("ACK", "a", [Array(consumerName.utf8), message[3]]))
+                lastAck = seen
+            }
+        }
+        received.set(seen)
+    }
+    consumerThread.start()
+
+    var sent = 0, confirmed = 0, outstanding = 0, pubs = 0
+    while confirmed < count {
+        while outstanding < window && sent < count {
+            let end = min(count, sent + batch)
+            try publisher.send(frames("PUB", "\(pubs)", [Array(stage.utf8)] + events[sent..<end]))
+            pubs += 1
+            outstanding += 1
+            sent = end
+        }
+        guard let reply = try publisher.receive() else { throw ProcessError("no confirm within 30 s") }
+        guard reply.count >= 4, reply[1] == Array("OK".utf8) else {
+            throw ProcessError("PUB refused: \(reply.dropFirst(3).map { String(decoding: $0, as: UTF8.self) })")
+        }
+        confirmed += reply.count - 3
+        outstanding -= 1
+    }
+    let confirmedAt = now()
+    while received.get() < count && now() - confirmedAt < 60_000_000_000 { Thread.sleep(forTimeInterval: 0.0005) }
+    let end = now()
+    let seconds = Double(end - start) / 1e9
+    let confirmSeconds = Double(confirmedAt - start) / 1e9
+    print("RESULT mode=throughput batch=\(batch) window=\(window) events=\(count) first_seq=\(firstSeq) "
+        + "received=\(received.get()) seconds=\(String(format: "%.3f", seconds)) "
+        + "events_per_s=\(Int(Double(received.get()) / seconds)) confirm_events_per_s=\(Int(Double(count) / confirmSeconds))")
+    consumer.close()
+    publisher.close()
+}
+
+func latency(endpoint: String, rate: Int, seconds: Double) throws {
+    let context = try Context()
+    let publisher = try dealer(context, endpoint)
+    let total = Int(Double(rate) * seconds)
+    let events = (0..<total).map(event)
+    let interval = 1e9 / Double(rate)
+    var sentAt = [UInt64](repeating: 0, count: total)
+    var latencies: [Double] = []
+    latencies.reserveCapacity(total)
+    var poller = Poller()
+    poller.add(publisher)
+    let start = now()
+    var next = 0
+    while latencies.count < total {
+        let due = start + UInt64(Double(next) * interval)
+        if next < total && now() >= due {
+            sentAt[next] = now()
+            try publisher.send(frames("PUB", "\(next)", [Array("in".utf8), events[next]]))
+            next += 1
+            continue
+        }
+        let waitMs = next < total ? 0 : 100
+        if try poller.poll(timeoutMilliseconds: waitMs)[0].contains(.readable) {
+            while let reply = try publisher.receive(dontWait: true) {
+                let index = Int(String(decoding: reply[2], as: UTF8.self)) ?? 0
+                latencies.append(Double(now() - sentAt[index]) / 1_000)
+            }
+        } else if next >= total && now() - start > UInt64((seconds + 30) * 1e9) {
+            throw ProcessError("confirms missing")
+        }
+    }
+    latencies.sort()
+    print("RESULT mode=latency rate=\(rate) events=\(total) p50_us=\(Int(percentile(latencies, 0.5))) "
+        + "p99_us=\(Int(percentile(latencies, 0.99))) max_us=\(Int(latencies.last ?? 0))")
+    publisher.close()
+}
+
+final class Atomic: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Int
+    init(_ value: Int) { self.value = value }
+    func get() -> Int { lock.withLock { value } }
+    func set(_ newValue: Int) { lock.withLock { value = newValue } }
+}
+
+struct ProcessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+let arguments = CommandLine.arguments
+do {
+    switch arguments.count > 1 ? arguments[1] : "" {
+    case "throughput" where arguments.count >= 6:
+        try throughput(endpoint: arguments[2], count: Int(arguments[3]) ?? 100_000, batch: Int(arguments[4]) ?? 100,
+                       window: Int(arguments[5]) ?? 16, stage: arguments.count > 6 ? arguments[6] : "in")
+    case "latency" where arguments.count >= 5:
+        try latency(endpoint: arguments[2], rate: Int(arguments[3]) ?? 10_000, seconds: Double(arguments[4]) ?? 5)
+    default:
+        FileHandle.standardError.write(Data("usage: eventbus-bench throughput EP COUNT BATCH WINDOW [STAGE] | latency EP RATE SECONDS\n".utf8))
+        exit(2)
+    }
+} catch {
+    FileHandle.standardError.write(Data("eventbus-bench: \(error)\n".utf8))
+    exit(1)
+}
