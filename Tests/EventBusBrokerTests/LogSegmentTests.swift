@@ -83,6 +83,27 @@ struct LogSegmentTests {
         }
     }
 
+    @Test func scanBodyMayReadAndScanOtherSegmentsOfTheSameLog() throws {
+        try withTemporaryDirectory { dir in
+            let log = try SegmentLog(directory: dir, options: options(records: 5), logger: quietLogger)
+            for n in 1...40 { try log.append([testRecord(n)], timestamp: 1) }
+            try log.flush()
+            var seen: [UInt64] = []
+            try log.scan(from: 1) { record in
+                seen.append(record.seq)
+                #expect(matches(record, testRecord(Int(record.seq)), seq: record.seq))
+                let other = 41 - record.seq
+                #expect(matches(try log.read(seq: other), testRecord(Int(other)), seq: other))
+                var inner: [UInt64] = []
+                try log.scan(from: other) { inner.append($0.seq); return inner.count < 3 }
+                #expect(inner == Array(other..<min(other + 3, 41)))
+                return true
+            }
+            #expect(seen == Array(1...40))
+            log.close()
+        }
+    }
+
     @Test func totalBytesCountsEverySegmentIncludingBufferedRecords() throws {
         try withTemporaryDirectory { dir in
             let log = try SegmentLog(directory: dir, options: options(records: 2), logger: quietLogger)

@@ -35,7 +35,8 @@ public final class SegmentLog {
     /// Bytes of the active segment already in the file; the buffer holds the rest.
     private var activeWritten: Int
     private let buffer = WriteBuffer(capacity: 2 << 20)
-    private let reader = SegmentReader()
+    /// A reader kept between scans; taken out while one runs, so that a nested scan gets its own.
+    private var spareReader: SegmentReader? = SegmentReader()
     /// Rolled segments written since the last `sync`, to fdatasync then.
     private var unsyncedPaths: [String] = []
     private var directoryNeedsSync = false
@@ -64,6 +65,7 @@ public final class SegmentLog {
 
         let firstSeqs = try SystemFile.list(self.directory).compactMap(RecordFormat.firstSeq(fileName:)).sorted()
         var segments: [Segment] = []
+        let reader = SegmentReader()
         var truncatedBytes: UInt64 = 0
         var truncatedSegment: String?
         var reason: String?
@@ -109,7 +111,7 @@ public final class SegmentLog {
             do {
                 outcome = try reader.walk(
                     fd: fd, path: segment.path, from: RecordFormat.fileHeaderSize, to: fileSize,
-                    expectedSeq: first, verifyCRC: isLast
+                    expectedSeq: first, verifyCRC: isLast, firstChunk: .max
                 ) { offset, record in
                     offsets.append(offset)
                     // Callers of body always get a non-empty record.
@@ -121,6 +123,8 @@ public final class SegmentLog {
             } catch {
                 throw LogError(.io, "cannot read \(segment.path): \(error)")
             }
+            // What a crash left in the page cache counts as durable from now on: make it so.
+            try SystemFile.dataSync(fd, path: segment.path)
             segment.offsets = offsets
             segment.newestTimestamp = newest
             segment.size = outcome.end
@@ -235,7 +239,6 @@ public final class SegmentLog {
         let newestBefore = segment.newestTimestamp
         let start = headSeq + 1
         buffer.reserve(total)
-        segment.offsets.reserveCapacity(countBefore + batch.count)
         var seq = start
         for record in batch {
             segment.offsets.append(segment.size)
@@ -330,6 +333,9 @@ public final class SegmentLog {
         try checkOpen()
         var next = max(seq, firstSeq)
         let head = headSeq
+        let reader = spareReader ?? SegmentReader()
+        spareReader = nil
+        defer { spareReader = reader }
         while next <= head, let segment = segment(containing: next) {
             let index = Int(next - segment.firstSeq)
             let start = segment.offsets[index]
@@ -337,7 +343,9 @@ public final class SegmentLog {
             let fileEnd = isActive ? activeWritten : segment.size
             var keepGoing = true
             if start < fileEnd {
-                let fd = try descriptor(for: segment)
+                // Its own descriptor: `body` may call read(seq:), which replaces the cached one.
+                let fd = try SystemFile.open(segment.path, O_RDONLY)
+                defer { Glibc.close(fd) }
                 let outcome = try reader.walk(
                     fd: fd, path: segment.path, from: start, to: fileEnd, expectedSeq: next, verifyCRC: true
                 ) { _, record in

@@ -26,12 +26,16 @@ final class SegmentReader {
     /// - Parameters:
     ///   - expectedSeq: The SEQ the record at `start` must have; each next one is one more.
     ///   - verifyCRC: Whether to verify every record's CRC32C (lengths and SEQs are always checked).
+    ///   - firstChunk: The size of the first read; later reads double up to the buffer's capacity.
     ///   - body: Called with each valid record's offset and bytes; return `false` to stop.
     /// - Returns: Where the walk ended and, if a record was invalid, why.
     func walk(
         fd: Int32, path: String, from start: Int, to limit: Int, expectedSeq: UInt64, verifyCRC: Bool,
+        firstChunk: Int = 64 << 10,
         _ body: (Int, UnsafeRawBufferPointer) throws -> Bool
     ) throws -> Outcome {
+        // Reads start small (a reader often wants only a few records) and double up to the capacity.
+        var chunk = min(firstChunk, capacity)
         var offset = start
         var seq = expectedSeq
         var windowStart = start
@@ -46,7 +50,8 @@ final class SegmentReader {
                 capacity = need
                 buffer = .allocate(byteCount: capacity, alignment: 16)
             }
-            let wanted = min(capacity, limit - offset)
+            let wanted = min(max(chunk, need), limit - offset)
+            chunk = min(chunk * 2, capacity)
             windowStart = offset
             windowLength = try SystemFile.preadAll(fd, buffer, wanted, at: offset, path: path)
             return offset + need <= windowStart + windowLength
