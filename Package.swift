@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
         .library(name: "EventBus", targets: ["EventBus"]),
         .library(name: "EventBusBroker", targets: ["EventBusBroker"]),
+        .library(name: "EventBusPlugin", targets: ["EventBusPlugin"]),
         .executable(name: "eventbus", targets: ["eventbus"]),
     ],
     dependencies: [
@@ -50,6 +51,17 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "EventBusPlugin",
+            dependencies: [
+                "EventBus",
+                "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "eventbus",
             dependencies: [
@@ -72,6 +84,11 @@ let package = Package(
         .testTarget(
             name: "EventBusBrokerTests",
             dependencies: ["EventBusBroker", "EventBus", "ZeroMQ"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "EventBusPluginTests",
+            dependencies: ["EventBusPlugin", "EventBusBroker", "EventBus", "ZeroMQ"],
             swiftSettings: strict
         ),
         .testTarget(

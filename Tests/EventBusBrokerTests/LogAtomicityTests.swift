@@ -39,6 +39,28 @@ struct LogAtomicityTests {
         }
     }
 
+    @Test func discardUnwrittenDropsABatchWhoseFlushFailed() throws {
+        try withTemporaryDirectory { dir in
+            let log = try SegmentLog(directory: dir, logger: quietLogger)
+            try log.append((1...5).map { testRecord($0) }, timestamp: 1)
+            try log.flush()
+            try log.append((6...9).map { testRecord($0) }, timestamp: 1)
+            log.failNextWriteAfterBytes = 100
+            #expect(throws: LogError.self) { try log.flush() }
+            #expect(log.discardUnwritten() == 4)
+            #expect(log.headSeq == 5)
+            #expect(try log.read(seq: 6) == nil)
+            #expect(try log.append([testRecord(6)], timestamp: 1) == 6...6)
+            try log.sync()
+            log.close()
+
+            let reopened = try SegmentLog(directory: dir, logger: quietLogger)
+            #expect(reopened.headSeq == 6)
+            #expect(matches(try reopened.read(seq: 6), testRecord(6), seq: 6))
+            reopened.close()
+        }
+    }
+
     @Test func failedFlushCutsTheFileBackAndKeepsRecordsForTheNextFlush() throws {
         try withTemporaryDirectory { dir in
             let log = try SegmentLog(directory: dir, logger: quietLogger)

@@ -84,6 +84,8 @@ extension BrokerCore {
             range = try log.append(records, timestamp: timestamp)
             try log.flush()
         } catch {
+            // Whatever of this batch is still buffered must never reach the file.
+            log.discardUnwritten()
             logger.error("log append failed", metadata: ["error.type": "\(error)", "bus.head_seq": "\(log.headSeq)"])
             throw BusError(.busy, "the log could not be written (\(error)); nothing was appended; retry later")
         }

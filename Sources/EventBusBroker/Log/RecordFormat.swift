@@ -1,3 +1,4 @@
+import EventBus
 /// The on-disk layout of segment files and records (docs/operations.md).
 ///
 /// All integers are little-endian. A segment file starts with a 16-byte

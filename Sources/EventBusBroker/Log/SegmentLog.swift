@@ -1,3 +1,4 @@
+import EventBus
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -269,6 +270,26 @@ public final class SegmentLog {
     public func flush() throws(LogError) {
         try checkOpen()
         try writeBuffer()
+    }
+
+    /// Drops every appended record not yet written to the file, as if it had
+    /// never been appended: after a failed ``flush()``, so that a batch the
+    /// broker refused with `busy` is not written by a later flush.
+    ///
+    /// - Returns: How many records were dropped; `headSeq` moves back by as many.
+    @discardableResult
+    public func discardUnwritten() -> Int {
+        guard buffer.count > 0 else { return 0 }
+        let segment = active
+        var dropped = 0
+        while let last = segment.offsets.last, last >= activeWritten {
+            segment.offsets.removeLast()
+            dropped += 1
+        }
+        segment.size = activeWritten
+        buffer.truncate(to: 0)
+        headSeq -= UInt64(dropped)
+        return dropped
     }
 
     /// Flushes, then `fdatasync`s the segments written since the last sync

@@ -1,3 +1,4 @@
+import EventBus
 /// Reads the records of a segment file sequentially, in large chunks.
 ///
 /// One `pread` fetches many records; a record larger than the chunk is read

@@ -1,9 +1,9 @@
 import Testing
 
-@testable import EventBusBroker
+@testable import EventBus
 
 @Suite("CRC32C")
-struct LogCRC32CTests {
+struct CRC32CTests {
     @Test func checkValueOfDigitsIsE3069283() {
         #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)
     }

@@ -1,0 +1,106 @@
+import EventBus
+
+/// What a plugin sends on for the event it is handling.
+///
+/// Events emitted here get deterministic ids, `<plugin>:<seq>:<n>` (the input
+/// SEQ and the emission's position), so that a replay after a crash
+/// republishes the same ids and the broker's deduplication drops them.
+public struct PluginOutput: Sendable {
+    /// Where an emitted event goes.
+    public enum Destination: Sendable {
+        /// The plugin's output stage (the next plugin, or `out`).
+        case next
+        /// The `diag` stage: rejections, audit records.
+        case diag
+    }
+
+    let plugin: String
+    let source: String
+    private(set) var seq: UInt64 = 0
+    private var emitted = 0
+    /// Events for the output stage, in order.
+    private(set) var forward: [[UInt8]] = []
+    /// Events for `diag`, in order.
+    private(set) var diagnostics: [[UInt8]] = []
+
+    init(plugin: String) {
+        self.plugin = plugin
+        source = "/eventbus/\(plugin)"
+    }
+
+    mutating func begin(_ seq: UInt64) {
+        self.seq = seq
+        emitted = 0
+    }
+
+    mutating func removeAll() {
+        forward.removeAll(keepingCapacity: true)
+        diagnostics.removeAll(keepingCapacity: true)
+    }
+
+    /// Passes `event` on unchanged (same id, same bytes): the middleware's `next`.
+    public mutating func pass(_ event: PluginEvent) {
+        forward.append(event.bytes)
+    }
+
+    /// Emits a new event.
+    ///
+    /// - Parameters:
+    ///   - type: The event type, such as `message.read`.
+    ///   - subject: A cid, `@user`, or a channel type name.
+    ///   - data: The `data` object as JSON bytes.
+    ///   - time: The event time; use the input event's time so that a replay
+    ///     produces the same bytes.
+    ///   - destination: The output stage (default) or `diag`.
+    public mutating func emit(type: String, subject: String, data: [UInt8], time: String?,
+                              to destination: Destination = .next) {
+        let event = envelope(type: type, subject: subject, data: data, time: time, replyto: nil)
+        switch destination {
+        case .next: forward.append(event)
+        case .diag: diagnostics.append(event)
+        }
+    }
+
+    /// Answers a `query` event with a result object (JSON bytes).
+    ///
+    /// The reply travels the rest of the pipeline (a privacy filter may redact
+    /// it) and the broker returns it to the requester when it reaches `out`.
+    public mutating func reply(to query: QueryEvent, result: [UInt8]) {
+        var w = JSONWriter(capacity: result.count + 16)
+        w.beginObject()
+        w.key("result"); w.raw(result)
+        w.endObject()
+        forward.append(envelope(type: EventType.reply.rawValue, subject: query.service, data: w.bytes,
+                                time: query.time, replyto: query.replyTo))
+    }
+
+    /// Answers a `query` event with an error: `code` is a wire code such as `not_found`.
+    public mutating func reply(to query: QueryEvent, errorCode code: ErrorCode, message: String) {
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("error"); w.beginObject()
+        w.key("code"); w.string(code.wire)
+        w.key("message"); w.string(message)
+        w.endObject()
+        w.endObject()
+        forward.append(envelope(type: EventType.reply.rawValue, subject: query.service, data: w.bytes,
+                                time: query.time, replyto: query.replyTo))
+    }
+
+    private mutating func envelope(type: String, subject: String, data: [UInt8], time: String?, replyto: String?) -> [UInt8] {
+        let id = "\(plugin):\(seq):\(emitted)"
+        emitted += 1
+        var w = JSONWriter(capacity: data.count + 160)
+        w.beginObject()
+        w.key("specversion"); w.string("1.0")
+        w.key("id"); w.string(id)
+        w.key("source"); w.string(source)
+        w.key("type"); w.string(type)
+        w.key("subject"); w.string(subject)
+        if let time { w.key("time"); w.string(time) }
+        if let replyto { w.key("replyto"); w.string(replyto) }
+        w.key("data"); w.raw(data)
+        w.endObject()
+        return w.bytes
+    }
+}

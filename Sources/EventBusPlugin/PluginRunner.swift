@@ -1,0 +1,309 @@
+import DequeModule
+import EventBus
+import Foundation
+import Logging
+import Synchronization
+import ZeroMQ
+
+/// Runs a ``Plugin`` against the broker: the whole consume–handle–publish–commit–ack cycle.
+///
+/// One pass of the loop takes up to `batchSize` events of the input stage,
+/// hands each to the plugin in SEQ order, publishes what it passed on or
+/// emitted (PUB with confirm; the broker deduplicates repeats by id), then
+/// ACKs the last SEQ and, every so often, commits the state with that SEQ.
+/// After a crash the plugin restarts from its committed state and SEQ, handles
+/// the events after it again, and republishes the same ids: effectively once.
+///
+/// The runner owns its socket on the thread that calls ``run()``.
+public final class PluginRunner<P: Plugin>: @unchecked Sendable {
+    public let plugin: P
+    public let configuration: PluginConfiguration
+    private let store: (any PluginStore)?
+    private let logger: Logger
+    private let stopRequested = Atomic<Bool>(false)
+    private let context: Context
+
+    // Owned by the thread inside run().
+    private var socket: Socket?
+    private var state: P.State
+    private var appliedSeq: UInt64 = 0
+    private var committedSeq: UInt64 = 0
+    private var pending: Deque<PluginEvent> = []
+    private var correlation: UInt64 = 0
+    private var eventsSinceSnapshot = 0
+    private var lastSnapshot = ContinuousClock.now
+    private var lastTraffic = ContinuousClock.now
+    private var output: PluginOutput
+    private var awaiting: Set<[UInt8]> = []
+    private var replies: [[UInt8]: [[UInt8]]] = [:]
+
+    /// Prepares a runner; nothing connects until ``run()``.
+    ///
+    /// - Parameter store: Where the state is committed; by default a
+    ///   ``FileSnapshotStore`` in the configuration's data directory when the
+    ///   plugin's state is persistent.
+    public init(plugin: P, configuration: PluginConfiguration, store: (any PluginStore)? = nil, logger: Logger) throws {
+        self.plugin = plugin
+        self.configuration = configuration
+        self.logger = logger
+        if let store {
+            self.store = store
+        } else if P.State.isPersistent {
+            self.store = try FileSnapshotStore(directory: configuration.dataDirectory)
+        } else {
+            self.store = nil
+        }
+        context = try Context()
+        state = plugin.initialState()
+        output = PluginOutput(plugin: configuration.name)
+    }
+
+    /// Asks ``run()`` to finish the batch in hand, commit, and return. Safe from any thread.
+    public func stop() { stopRequested.store(true, ordering: .releasing) }
+
+    private var stopped: Bool { stopRequested.load(ordering: .acquiring) }
+
+    /// The SEQ of the last input event applied (for tests and logs).
+    public var lastAppliedSeq: UInt64 { appliedSeq }
+
+    /// Serves until ``stop()``; throws when the plugin throws or the broker refuses its output.
+    public func run() throws {
+        try restore()
+        try connect()
+        defer {
+            socket?.close()
+            socket = nil
+        }
+        while !stopped {
+            let batch = try nextBatch()
+            if batch.isEmpty {
+                try whenIdle()
+                continue
+            }
+            output.removeAll()
+            for event in batch {
+                output.begin(event.seq)
+                try plugin.handle(event, state: &state, output: &output)
+                appliedSeq = event.seq
+            }
+            try publish([(configuration.outputStage, output.forward), (Stage.diag, output.diagnostics)])
+            try send(.ack, [Array(configuration.name.utf8), Array(String(appliedSeq).utf8)])
+            eventsSinceSnapshot += batch.count
+            try commitIfDue(force: false)
+        }
+        try commitIfDue(force: true)
+        logger.info("plugin stopped", metadata: ["bus.plugin": "\(configuration.name)", "bus.seq": "\(appliedSeq)"])
+    }
+
+    // MARK: State
+
+    private func restore() throws {
+        guard let store, let stored = try store.load() else { return }
+        state = try P.State(snapshot: stored.snapshot)
+        appliedSeq = stored.seq
+        committedSeq = stored.seq
+        logger.info("plugin state restored", metadata: ["bus.plugin": "\(configuration.name)", "bus.seq": "\(stored.seq)"])
+    }
+
+    private func commitIfDue(force: Bool) throws {
+        guard let store, appliedSeq > committedSeq else { return }
+        let due = eventsSinceSnapshot >= configuration.snapshotEveryEvents
+            || ContinuousClock.now - lastSnapshot >= .seconds(configuration.snapshotIntervalSeconds)
+        guard force || due else { return }
+        try store.save(snapshot: state.snapshot(), seq: appliedSeq)
+        committedSeq = appliedSeq
+        eventsSinceSnapshot = 0
+        lastSnapshot = .now
+    }
+
+    // MARK: Connection
+
+    /// Connects (again) and attaches the consumer after the last applied SEQ.
+    private func connect() throws {
+        while !stopped {
+            socket?.close()
+            pending.removeAll()
+            let socket = try Socket(context: context, type: .dealer)
+            try socket.setLinger(0)
+            try socket.setReceiveHighWaterMark(0)
+            try socket.setSendHighWaterMark(0)
+            try socket.setReconnectInterval(100)
+            try socket.connect(configuration.commandEndpoint)
+            self.socket = socket
+            let start = appliedSeq > 0 ? String(appliedSeq + 1) : (P.State.isPersistent ? "earliest" : "resume")
+            var hello = JSONWriter()
+            hello.beginObject()
+            hello.key("name"); hello.string(configuration.name)
+            hello.key("role"); hello.string("plugin")
+            hello.key("version"); hello.string("1")
+            hello.key("services"); hello.beginArray(); for service in plugin.services { hello.string(service) }; hello.endArray()
+            hello.endObject()
+            let helloCorrelation = try send(.hello, [hello.bytes])
+            let consumeCorrelation = try send(.consume, [
+                Array(configuration.name.utf8), Array(start.utf8), Array(String(configuration.credit).utf8),
+                Array("\(configuration.inputStage)/".utf8),
+            ])
+            let replies = try waitForReplies([helloCorrelation, consumeCorrelation], timeoutMilliseconds: 2_000)
+            guard let consumed = replies[consumeCorrelation] else {
+                logger.warning("broker not answering; retrying", metadata: ["bus.endpoint": "\(configuration.commandEndpoint)"])
+                continue
+            }
+            guard consumed.count >= 4, consumed[1] == Verb.ok.bytes else {
+                throw PluginError("CONSUME \(configuration.inputStage)/ refused: \(Self.describe(consumed))")
+            }
+            let first = UInt64(String(decoding: consumed[3], as: UTF8.self)) ?? 0
+            if appliedSeq > 0 && first > appliedSeq + 1 {
+                logger.error("events were removed by retention before this plugin applied them", metadata: [
+                    "bus.plugin": "\(configuration.name)", "bus.seq": "\(appliedSeq + 1)..\(first - 1)",
+                ])
+            }
+            logger.info("plugin consuming", metadata: [
+                "bus.plugin": "\(configuration.name)", "bus.stage": "\(configuration.inputStage)",
+                "bus.output": "\(configuration.outputStage)", "bus.seq": "\(first)",
+            ])
+            lastTraffic = .now
+            return
+        }
+    }
+
+    /// With nothing to do: PING now and then; reconnect when the broker is gone; commit on time.
+    private func whenIdle() throws {
+        try commitIfDue(force: false)
+        guard ContinuousClock.now - lastTraffic >= .seconds(2) else { return }
+        let ping = try send(.ping, [])
+        if try waitForReplies([ping], timeoutMilliseconds: 3_000)[ping] == nil {
+            logger.warning("broker silent; reconnecting", metadata: ["bus.plugin": "\(configuration.name)"])
+            try connect()
+        }
+    }
+
+    // MARK: Wire
+
+    @discardableResult
+    private func send(_ verb: Verb, _ arguments: [[UInt8]]) throws -> [UInt8] {
+        correlation += 1
+        let corr = Array(String(correlation).utf8)
+        guard let socket else { throw PluginError("not connected") }
+        try socket.send([WireProtocol.signature, verb.bytes, corr] + arguments)
+        return corr
+    }
+
+    /// Takes the next batch: what is pending plus what the socket has, waiting up to 100 ms for a first event.
+    private func nextBatch() throws -> [PluginEvent] {
+        if pending.isEmpty { try receive(timeoutMilliseconds: 100) }
+        while pending.count < configuration.batchSize, try receive(timeoutMilliseconds: 0) {}
+        var batch: [PluginEvent] = []
+        batch.reserveCapacity(min(pending.count, configuration.batchSize))
+        while batch.count < configuration.batchSize, let event = pending.popFirst() {
+            if event.seq > appliedSeq { batch.append(event) }
+        }
+        return batch
+    }
+
+    /// Receives one message if one comes within the timeout; EVTs go to `pending`,
+    /// replies to `replies`. Returns whether a message came.
+    @discardableResult
+    private func receive(timeoutMilliseconds: Int) throws -> Bool {
+        guard let socket else { throw PluginError("not connected") }
+        if timeoutMilliseconds > 0 {
+            var poller = Poller()
+            poller.add(socket)
+            guard try poller.poll(timeoutMilliseconds: timeoutMilliseconds)[0].contains(.readable) else { return false }
+        }
+        guard let frames = try socket.receive(dontWait: true) else { return false }
+        lastTraffic = .now
+        guard frames.count >= 3, frames[0] == WireProtocol.signature else { return true }
+        switch frames[1] {
+        case Verb.evt.bytes where frames.count == 6:
+            guard let seq = UInt64(String(decoding: frames[3], as: UTF8.self)) else { return true }
+            pending.append(PluginEvent(seq: seq, topic: String(decoding: frames[4], as: UTF8.self), bytes: frames[5]))
+        case Verb.end.bytes:
+            throw PluginError("consumer \(configuration.name) was taken over by another process: \(Self.describe(frames))")
+        case Verb.ok.bytes, Verb.err.bytes:
+            if awaiting.contains(frames[2]) {
+                replies[frames[2]] = frames
+            } else if frames[1] == Verb.err.bytes {
+                logger.warning("broker refused a request", metadata: ["bus.reply": "\(Self.describe(frames))"])
+            }
+        default:
+            break
+        }
+        return true
+    }
+
+    /// Waits for the replies to `correlations`; returns those that came in time.
+    private func waitForReplies(_ correlations: [[UInt8]], timeoutMilliseconds: Int) throws -> [[UInt8]: [[UInt8]]] {
+        awaiting = Set(correlations)
+        replies.removeAll()
+        defer { awaiting.removeAll() }
+        let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds)
+        while correlations.contains(where: { replies[$0] == nil }) {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { break }
+            let milliseconds = max(1, Int(left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000))
+            try receive(timeoutMilliseconds: min(milliseconds, 100))
+        }
+        let answered = replies
+        replies.removeAll()
+        return answered
+    }
+
+    /// Publishes events to stages, in PUBs of at most 1,000 events and 4 MiB,
+    /// all in flight at once; waits for every confirm, resending after `busy`
+    /// or a reconnect (the broker drops repeats by id).
+    private func publish(_ outputs: [(stage: String, events: [[UInt8]])]) throws {
+        var chunks: [(stage: String, events: ArraySlice<[UInt8]>)] = []
+        for (stage, events) in outputs where !events.isEmpty {
+            var start = 0, bytes = 0
+            for (index, event) in events.enumerated() {
+                if index - start == WireProtocol.maxBatchEvents || bytes + event.count > WireProtocol.maxBatchBytes - 65_536 {
+                    chunks.append((stage, events[start..<index]))
+                    start = index
+                    bytes = 0
+                }
+                bytes += event.count
+            }
+            chunks.append((stage, events[start...]))
+        }
+        var waiting: [[UInt8]: Int] = [:]
+        func sendChunk(_ index: Int) throws {
+            let chunk = chunks[index]
+            waiting[try send(.pub, [Array(chunk.stage.utf8)] + chunk.events)] = index
+        }
+        for index in chunks.indices { try sendChunk(index) }
+        var attempts = 0
+        while !waiting.isEmpty {
+            let replies = try waitForReplies(Array(waiting.keys), timeoutMilliseconds: configuration.confirmTimeoutMilliseconds)
+            var retry: [Int] = []
+            for (corr, frames) in replies {
+                guard let index = waiting.removeValue(forKey: corr) else { continue }
+                if frames[1] == Verb.ok.bytes { continue }
+                let code = frames.count > 3 ? String(decoding: frames[3], as: UTF8.self) : ""
+                guard code == ErrorCode.busy.wire else {
+                    throw PluginError("the broker refused output of \(configuration.name) to \(chunks[index].stage): \(Self.describe(frames))")
+                }
+                retry.append(index)
+            }
+            if replies.isEmpty && !waiting.isEmpty {
+                // No confirm in time: the broker restarted or the link broke.
+                logger.warning("no confirm in time; reconnecting", metadata: ["bus.plugin": "\(configuration.name)"])
+                let unanswered = Array(waiting.values)
+                waiting.removeAll()
+                let applied = appliedSeq
+                try connect()
+                appliedSeq = applied
+                retry.append(contentsOf: unanswered)
+            }
+            if !retry.isEmpty {
+                attempts += 1
+                if stopped && attempts > 50 { throw PluginError("stopping with unconfirmed output") }
+                if attempts > 1 { Thread.sleep(forTimeInterval: min(1.0, 0.01 * Double(attempts))) }
+                for index in retry { try sendChunk(index) }
+            }
+        }
+    }
+
+    static func describe(_ frames: [[UInt8]]) -> String {
+        frames.dropFirst().map { String(decoding: $0.prefix(200), as: UTF8.self) }.joined(separator: " ")
+    }
+}
