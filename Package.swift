@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -62,15 +63,39 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "EventBusSupervisor",
+            dependencies: [
+                "EventBus",
+                "EventBusBroker",
+                "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "eventbus",
             dependencies: [
                 "EventBus",
                 "EventBusBroker",
+                "EventBusSupervisor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "identity",
+            dependencies: ["EventBusPlugin"],
+            path: "examples/plugins/identity",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "counter",
+            dependencies: ["EventBus", "EventBusPlugin"],
+            path: "examples/plugins/counter",
             swiftSettings: strict
         ),
         .executableTarget(

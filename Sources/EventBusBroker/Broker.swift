@@ -44,6 +44,7 @@ public final class Broker: Sendable {
             "bus.data_dir": "\(core.config.dataDirectory)", "bus.fsync": "\(core.config.fsync.rawValue)",
         ])
         core.run { stopRequested.load(ordering: .acquiring) }
+        if let fatal = core.fatal { throw fatal }
     }
 
     /// Asks `run()` to return; safe from any thread.
@@ -55,6 +56,8 @@ public final class Broker: Sendable {
 /// Errors of the broker's own lifecycle.
 public struct BrokerError: Error, Sendable, CustomStringConvertible {
     public let description: String
+    /// Creates an error with a sentence saying what went wrong.
+    public init(description: String) { self.description = description }
     /// `run()` was called while the broker was already running.
     public static let alreadyRunning = BrokerError(description: "the broker is already running")
 }

@@ -56,12 +56,14 @@ extension BrokerCore {
             guard case .array(let items) = declared else {
                 throw BusError(.badArgs, "frame 3: services must be an array of service names")
             }
-            for item in items {
-                guard case .string(let name) = item, Self.isValidServiceName(name) else {
-                    throw BusError(.badArgs, "frame 3: services must be names matching [a-z0-9_.-]{1,64}")
-                }
-                services.insert(name)
+            let names = items.compactMap { item -> String? in
+                guard case .string(let name) = item, Self.isValidServiceName(name) else { return nil }
+                return name
             }
+            guard names.count == items.count else {
+                throw BusError(.badArgs, "frame 3: services must be names matching [a-z0-9_.-]{1,64}")
+            }
+            services.formUnion(names)
         }
         if case .string(let name)? = hello["name"] {
             logger.info("peer said hello", metadata: ["bus.peer": "\(name)"])

@@ -47,6 +47,8 @@ final class BrokerCore {
     var requestCounter: UInt64 = 0
     var offsetsDirty = false
     var consumersBlocked = false
+    /// Set when the broker must stop because the log can no longer be trusted.
+    var fatal: BrokerError?
     var timers = Timers()
 
     struct Timers {
@@ -130,7 +132,7 @@ final class BrokerCore {
         var poller = Poller()
         poller.add(router)
         poller.add(stream)
-        while !stopped() {
+        while !stopped() && fatal == nil {
             do {
                 let timeout = consumersBlocked ? 1 : 20
                 let ready = try poller.poll(timeoutMilliseconds: timeout)
@@ -169,10 +171,12 @@ final class BrokerCore {
     }
 
     private func shutdown() {
-        commit()
-        saveOffsets()
-        do { try log.sync() } catch { logger.error("final log sync failed", metadata: ["error.type": "\(error)"]) }
-        log.close()
+        if fatal == nil {
+            commit()
+            saveOffsets()
+            do { try log.sync() } catch { logger.error("final log sync failed", metadata: ["error.type": "\(error)"]) }
+            log.close()
+        }
         router.close()
         stream.close()
         logger.info("broker stopped", metadata: ["bus.head_seq": "\(log.headSeq)"])
@@ -184,24 +188,24 @@ final class BrokerCore {
     /// covers and routes the new events.
     func commit() {
         guard !staged.isEmpty || !unconfirmed.isEmpty else { return }
-        var failure: BusError?
         if config.fsync == .always {
             do {
                 try log.sync()
                 timers.sync = Clock.monotonicMilliseconds()
             } catch {
-                logger.critical("fsync of the log failed", metadata: ["error.type": "\(error)"])
-                failure = BusError(.busy, "the log could not be made durable (\(error)); retry later")
+                // After a failed fsync the kernel may have dropped the dirty pages:
+                // nothing written since the last good sync can be trusted, and a
+                // confirm must never be sent for it. Stop, as PostgreSQL does;
+                // the next start recovers the log from what is really on disk.
+                logger.critical("fsync of the log failed; stopping without confirming", metadata: ["error.type": "\(error)"])
+                fatal = BrokerError(description: "fsync of the log failed: \(error)")
+                return
             }
         }
         let confirms = unconfirmed
         unconfirmed.removeAll(keepingCapacity: true)
         for confirm in confirms {
-            if let failure {
-                sendError(to: confirm.peer, correlation: confirm.correlation, failure)
-            } else {
-                reply(to: confirm.peer, correlation: confirm.correlation, confirm.seqs.map { Array(String($0).utf8) })
-            }
+            reply(to: confirm.peer, correlation: confirm.correlation, confirm.seqs.map { Array(String($0).utf8) })
         }
         let records = staged
         staged.removeAll(keepingCapacity: true)

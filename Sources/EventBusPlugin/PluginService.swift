@@ -1,0 +1,75 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// A ``PluginRunner`` as a ServiceLifecycle `Service`: it runs on its own
+/// thread and stops cleanly (finishing its batch and committing) on graceful shutdown.
+public struct PluginService<P: Plugin>: Service {
+    let runner: PluginRunner<P>
+
+    /// Wraps `runner`.
+    public init(runner: PluginRunner<P>) { self.runner = runner }
+
+    public func run() async throws {
+        let runner = self.runner
+        try await withGracefulShutdownHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                Thread {
+                    do {
+                        try runner.run()
+                        continuation.resume()
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                }.start()
+            }
+        } onGracefulShutdown: {
+            runner.stop()
+        }
+    }
+}
+
+/// The `main` of a plugin executable.
+///
+/// ```swift
+/// // Sources/my-plugin/main.swift
+/// import EventBusPlugin
+/// await PluginMain.run(MyPlugin())
+/// ```
+///
+/// It reads `--name --input --output --command --data-dir --batch --credit
+/// --log-level` (``PluginConfiguration/parse(_:defaultName:)``), logs to
+/// standard error, and stops cleanly on SIGTERM or SIGINT with exit status 0.
+public enum PluginMain {
+    /// Runs `plugin` until a signal, then exits; exits 1 on a fatal error, 2 on bad arguments.
+    public static func run<P: Plugin>(_ plugin: P, arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Never {
+        var level = Logger.Level.info
+        if let index = arguments.firstIndex(of: "--log-level"), index + 1 < arguments.count,
+           let parsed = Logger.Level(rawValue: arguments[index + 1]) {
+            level = parsed
+        }
+        let chosen = level
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = chosen
+            return handler
+        }
+        let logger = Logger(label: "eventbus.plugin.\(plugin.name)")
+        do {
+            let configuration = try PluginConfiguration.parse(arguments, defaultName: plugin.name)
+            let runner = try PluginRunner(plugin: plugin, configuration: configuration, logger: logger)
+            let group = ServiceGroup(configuration: .init(
+                services: [.init(service: PluginService(runner: runner), successTerminationBehavior: .gracefullyShutdownGroup)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+            try await group.run()
+            exit(0)
+        } catch let error as PluginError {
+            logger.critical("plugin failed", metadata: ["error.type": "\(error)"])
+            exit(error.description.hasPrefix("unknown option") || error.description.contains("must be") ? 2 : 1)
+        } catch {
+            logger.critical("plugin failed", metadata: ["error.type": "\(error)"])
+            exit(1)
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import Logging
+
+/// One plugin process kept running: started, restarted with backoff when it
+/// exits or is killed, reported loudly when it crash-loops, stopped on request.
+final class PluginProcess: @unchecked Sendable {
+    let name: String
+    let executable: String
+    let arguments: [String]
+    private let config: SupervisorConfig
+    private let logger: Logger
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var stopping = false
+    private var process: Process?
+    private(set) var restarts = 0
+    private(set) var crashLooping = false
+    private var thread: Thread?
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(name: String, executable: String, arguments: [String], config: SupervisorConfig, logger: Logger) {
+        self.name = name
+        self.executable = executable
+        self.arguments = arguments
+        self.config = config
+        self.logger = logger
+    }
+
+    /// Starts supervising on a thread of its own.
+    func start() {
+        let thread = Thread { [self] in supervise() }
+        thread.name = "supervise \(name)"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Whether the plugin is in a crash loop (for status reports).
+    var isCrashLooping: Bool { condition.withLock { crashLooping } }
+    /// How often it was restarted.
+    var restartCount: Int { condition.withLock { restarts } }
+
+    private func supervise() {
+        var backoff = config.initialBackoff
+        var quickExits = 0
+        while true {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+            process.standardInput = FileHandle.nullDevice
+            let started = ContinuousClock.now
+            condition.lock()
+            if stopping {
+                condition.unlock()
+                break
+            }
+            do {
+                try process.run()
+                self.process = process
+            } catch {
+                logger.error("cannot start plugin", metadata: ["bus.plugin": "\(name)", "error.type": "\(error)"])
+            }
+            condition.unlock()
+            if process.processIdentifier > 0 {
+                logger.info("plugin started", metadata: ["bus.plugin": "\(name)", "bus.pid": "\(process.processIdentifier)"])
+                process.waitUntilExit()
+            }
+            condition.lock()
+            self.process = nil
+            let stop = stopping
+            condition.unlock()
+            if stop { break }
+
+            let ran = ContinuousClock.now - started
+            let how = process.processIdentifier <= 0 ? "could not start"
+                : process.terminationReason == .uncaughtSignal ? "killed by signal \(process.terminationStatus)"
+                : "exited with status \(process.terminationStatus)"
+            if ran >= config.stableAfter {
+                quickExits = 0
+                backoff = config.initialBackoff
+            } else {
+                quickExits += 1
+            }
+            if quickExits >= config.crashLoopLimit {
+                if !isCrashLooping {
+                    logger.critical("PLUGIN CRASH LOOP: plugin keeps failing; events wait for it, nothing is skipped", metadata: [
+                        "bus.plugin": "\(name)", "bus.exits_in_a_row": "\(quickExits)", "bus.last_exit": "\(how)",
+                        "bus.retry_every": "\(config.crashLoopBackoff)",
+                    ])
+                }
+                condition.withLock { crashLooping = true }
+                backoff = config.crashLoopBackoff
+            } else {
+                condition.withLock { crashLooping = false }
+                logger.warning("plugin stopped unexpectedly; restarting", metadata: [
+                    "bus.plugin": "\(name)", "bus.exit": "\(how)", "bus.backoff": "\(backoff)",
+                ])
+            }
+            condition.lock()
+            restarts += 1
+            let deadline = Date().addingTimeInterval(Double(backoff.components.seconds) + Double(backoff.components.attoseconds) / 1e18)
+            while !stopping && Date() < deadline { _ = condition.wait(until: deadline) }
+            condition.unlock()
+            if quickExits < config.crashLoopLimit { backoff = min(backoff * 2, config.maximumBackoff) }
+        }
+        finished.signal()
+    }
+
+    /// Sends SIGTERM, waits up to the stop timeout, then SIGKILL; returns when supervision ended.
+    func stop() {
+        condition.lock()
+        stopping = true
+        let running = process
+        condition.broadcast()
+        condition.unlock()
+        if let running, running.isRunning {
+            running.terminate()
+            let seconds = Double(config.stopTimeout.components.seconds)
+            let deadline = Date().addingTimeInterval(seconds)
+            while running.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+            if running.isRunning {
+                logger.warning("plugin did not stop in time; killing it", metadata: ["bus.plugin": "\(name)"])
+                kill(running.processIdentifier, SIGKILL)
+            }
+        }
+        if thread != nil { finished.wait() }
+    }
+
+    /// The running process's id, if one runs (tests kill it with SIGKILL).
+    var processIdentifier: Int32? {
+        condition.withLock { process?.isRunning == true ? process?.processIdentifier : nil }
+    }
+}

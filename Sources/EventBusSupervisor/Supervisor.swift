@@ -1,0 +1,118 @@
+import EventBus
+import EventBusBroker
+import Foundation
+import Logging
+import Synchronization
+import ZeroMQ
+
+/// `eventbus up`: the broker plus the pipeline's plugin processes, supervised.
+///
+/// Starts the broker, then each plugin with `--name --input --output
+/// --command --data-dir`; restarts a plugin that exits or is killed (with
+/// backoff, loud about crash loops); logs one ready line once every stage has
+/// a connected consumer; on ``stop()`` stops the plugins first, then the
+/// broker, which commits its log.
+public final class Supervisor: Sendable {
+    public let config: SupervisorConfig
+    private let logger: Logger
+    private let broker: Broker
+    private let processes: [PluginProcess]
+    private let stopRequested = Atomic<Bool>(false)
+    private let ready = Atomic<Bool>(false)
+
+    /// Opens the broker (binding its sockets) and prepares the plugins; starts nothing yet.
+    public init(config: SupervisorConfig, logger: Logger) throws {
+        var brokerConfig = config.broker
+        brokerConfig.pipeline = config.pipeline.names
+        self.config = config
+        self.logger = logger
+        broker = try Broker(config: brokerConfig, logger: logger)
+        var processes: [PluginProcess] = []
+        for (index, stage) in config.pipeline.stages.enumerated() {
+            guard case .process(let executable, let extra) = stage.launch else { continue }
+            let arguments = [
+                "--name", stage.name, "--input", config.pipeline.input(of: index), "--output", config.pipeline.output(of: index),
+                "--command", broker.commandEndpoint,
+                "--data-dir", config.broker.dataDirectory + "/plugins/" + stage.name,
+            ] + extra
+            processes.append(PluginProcess(name: stage.name, executable: executable, arguments: arguments, config: config, logger: logger))
+        }
+        self.processes = processes
+    }
+
+    /// The command endpoint as bound.
+    public var commandEndpoint: String { broker.commandEndpoint }
+    /// The stream endpoint as bound.
+    public var streamEndpoint: String { broker.streamEndpoint }
+    /// Whether every stage has had a connected consumer.
+    public var isReady: Bool { ready.load(ordering: .acquiring) }
+
+    /// Runs everything until ``stop()``; returns after plugins and broker have stopped.
+    public func run() throws {
+        let brokerDone = DispatchSemaphore(value: 0)
+        let broker = self.broker
+        let failure = Mutex<(any Error)?>(nil)
+        Thread {
+            do { try broker.run() } catch { failure.withLock { $0 = error } }
+            brokerDone.signal()
+        }.start()
+        for process in processes { process.start() }
+        logger.info("pipeline starting", metadata: ["bus.pipeline": "\(config.pipeline.names.joined(separator: ","))"])
+        watchReadiness()
+        for process in processes { process.stop() }
+        broker.stop()
+        brokerDone.wait()
+        logger.info("eventbus stopped")
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
+
+    /// Asks ``run()`` to stop everything cleanly; safe from any thread.
+    public func stop() { stopRequested.store(true, ordering: .releasing) }
+
+    /// The running process id of plugin `name` (tests kill it).
+    public func processIdentifier(of name: String) -> Int32? {
+        processes.first { $0.name == name }?.processIdentifier
+    }
+
+    /// Whether plugin `name` is reported as crash looping.
+    public func isCrashLooping(_ name: String) -> Bool {
+        processes.first { $0.name == name }?.isCrashLooping ?? false
+    }
+
+    /// Polls STATS until every stage's consumer is connected, logs the ready line, then waits for stop.
+    private func watchReadiness() {
+        let expected = Set(config.pipeline.names)
+        var lastWaitingLog = ContinuousClock.now
+        let context = try? Context()
+        var socket: Socket?
+        if let context, let peer = try? Socket(context: context, type: .dealer) {
+            try? peer.setLinger(0)
+            try? peer.setReceiveTimeout(500)
+            try? peer.connect(broker.commandEndpoint)
+            socket = peer
+        }
+        defer { socket?.close() }
+        while !stopRequested.load(ordering: .acquiring) {
+            Thread.sleep(forTimeInterval: 0.1)
+            guard !ready.load(ordering: .acquiring), let socket else { continue }
+            guard (try? socket.send([WireProtocol.signature, Verb.stats.bytes, Array("ready".utf8)])) == true,
+                  let reply = try? socket.receive(), reply.count == 4,
+                  let stats = try? JSONParser.parse(reply[3]), case .array(let consumers)? = stats["consumers"] else { continue }
+            var connected: Set<String> = []
+            for consumer in consumers where consumer["connected"]?.boolValue == true {
+                if let name = consumer["name"]?.stringValue { connected.insert(name) }
+            }
+            let missing = expected.subtracting(connected)
+            if missing.isEmpty {
+                ready.store(true, ordering: .releasing)
+                logger.info("eventbus ready", metadata: [
+                    "bus.command": "\(broker.commandEndpoint)", "bus.stream": "\(broker.streamEndpoint)",
+                    "bus.pipeline": "\(config.pipeline.names.joined(separator: ","))",
+                ])
+            } else if ContinuousClock.now - lastWaitingLog > .seconds(5) {
+                lastWaitingLog = .now
+                logger.info("waiting for plugins to consume", metadata: ["bus.waiting": "\(missing.sorted().joined(separator: ","))"])
+            }
+        }
+    }
+}
