@@ -118,7 +118,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["EventBus", "ZeroMQ"],
+            dependencies: ["EventBus", "EventBusBroker", "EventBusSupervisor", "ZeroMQ"],
             swiftSettings: strict
         ),
     ]

@@ -1,0 +1,93 @@
+import EventBus
+import EventBusBroker
+import EventBusSupervisor
+import Foundation
+import Logging
+import ZeroMQ
+
+/// A supervisor in this process running real plugin executables from the build folder.
+final class SupervisedPipeline: @unchecked Sendable {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-sup-\(UUID().uuidString.prefix(8))").path
+    let supervisor: Supervisor
+    let context: Context
+    private let done = DispatchSemaphore(value: 0)
+
+    static var binDirectory: String { URL(fileURLWithPath: BrokerProcess.binary).deletingLastPathComponent().path }
+
+    static func plugin(_ name: String, executable: String, _ arguments: [String] = []) -> PipelineStage {
+        PipelineStage(name: name, launch: .process(executable: binDirectory + "/" + executable, arguments: arguments + ["--log-level", "warning"]))
+    }
+
+    init(_ stages: [PipelineStage], configure: (inout SupervisorConfig) -> Void = { _ in }) throws {
+        var broker = BrokerConfig()
+        broker.dataDirectory = directory
+        broker.commandEndpoint = "ipc://\(directory)-command.sock"
+        broker.streamEndpoint = "ipc://\(directory)-stream.sock"
+        var config = SupervisorConfig(broker: broker, pipeline: try Pipeline(stages: stages))
+        config.initialBackoff = .milliseconds(50)
+        configure(&config)
+        var logger = Logger(label: "test.supervisor")
+        logger.logLevel = .error
+        supervisor = try Supervisor(config: config, logger: logger)
+        context = try Context()
+        let supervisor = self.supervisor, done = self.done
+        Thread { try? supervisor.run(); done.signal() }.start()
+    }
+
+    func stop() {
+        supervisor.stop()
+        done.wait()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Waits until every stage consumes (the supervisor's ready line).
+    func waitUntilReady(seconds: Double = 30) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !supervisor.isReady {
+            guard Date() < deadline else { throw ProcessError("pipeline not ready within \(seconds) s") }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    func peer(timeout: Int32 = 20_000) throws -> Socket {
+        let socket = try Socket(context: context, type: .dealer)
+        try socket.setLinger(0)
+        try socket.setReceiveTimeout(timeout)
+        try socket.connect(supervisor.commandEndpoint)
+        return socket
+    }
+
+    func call(_ socket: Socket, _ verb: String, _ arguments: [[UInt8]]) throws -> [[UInt8]] {
+        try socket.send([Array("EB1".utf8), Array(verb.utf8), Array("c".utf8)] + arguments)
+        while let frames = try socket.receive() {
+            if frames.count >= 3 && frames[1] != Array("EVT".utf8) { return frames }
+        }
+        throw ProcessError("no reply to \(verb)")
+    }
+
+    func stats() throws -> JSONValue {
+        let socket = try peer()
+        defer { socket.close() }
+        return try JSONParser.parse(try call(socket, "STATS", []).last ?? [])
+    }
+
+    /// Reads `count` events of `prefix` from the start; returns their ids in SEQ order.
+    func readIDs(_ prefix: String, count: Int, consumer: String) throws -> [String] {
+        let socket = try peer()
+        defer { socket.close() }
+        let attached = try call(socket, "CONSUME", [Array(consumer.utf8), Array("earliest".utf8), Array("65536".utf8), Array(prefix.utf8)])
+        guard attached[1] == Array("OK".utf8) else {
+            throw ProcessError("CONSUME refused: \(attached.dropFirst(3).map { String(decoding: $0, as: UTF8.self) })")
+        }
+        var ids: [String] = []
+        while ids.count < count, let frames = try socket.receive() {
+            guard frames.count == 6, frames[1] == Array("EVT".utf8) else { continue }
+            ids.append(try EventValidator.validate(frames[5], stage: "any").envelope.id)
+        }
+        return ids
+    }
+
+    static func event(_ n: Int, type: String = "message.read") -> [UInt8] {
+        Array(#"{"specversion":"1.0","id":"e\#(n)","source":"/test","type":"\#(type)","subject":"messaging:general","time":"2026-11-22T03:10:00.123Z","data":{"cid":"messaging:general","user_id":"bob","message_id":"m\#(n)"}}"#.utf8)
+    }
+}
