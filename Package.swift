@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
         .library(name: "EventBus", targets: ["EventBus"]),
         .library(name: "EventBusBroker", targets: ["EventBusBroker"]),
+        .library(name: "ReceiptReducer", targets: ["ReceiptReducer"]),
         .executable(name: "eventbus", targets: ["eventbus"]),
     ],
     dependencies: [
@@ -61,6 +62,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(name: "ReceiptReducer", dependencies: ["EventBus"], path: "plugins/ReceiptReducer", swiftSettings: strict),
         .executableTarget(
             name: "eventbus-bench",
             dependencies: ["ZeroMQ"],
@@ -74,6 +76,7 @@ let package = Package(
             dependencies: ["EventBusBroker", "EventBus", "ZeroMQ"],
             swiftSettings: strict
         ),
+        .testTarget(name: "ReceiptReducerTests", dependencies: ["ReceiptReducer", "EventBus"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["EventBus", "ZeroMQ"],
