@@ -14,6 +14,29 @@ import EventBus
 /// O(log n) whatever the member count.
 ///
 /// A value type: copies are cheap until written (copy-on-write arrays).
+///
+/// Where SPEC.md leaves a choice, the reducer decides:
+/// - Rejection precedence: `unknown_channel` > `not_member` > `unknown_message`
+///   > `own_message`. `own_message` applies to `notification.mark_unread` only;
+///   a read or delivered ack for one's own message is an ordinary ack (usually
+///   "not forward", so nothing). `member.added`/`member.removed` for an unknown
+///   channel are rejected `unknown_channel` too; removing a non-member does nothing.
+/// - A `message.new` whose id the channel already has, and a second
+///   `message.deleted` of a message, change nothing and emit nothing.
+/// - Deleted messages stay in the sequence (they only stop counting): acks,
+///   `mark_unread` and `message_receipts` still accept them.
+/// - "Everything already read" for `notification.mark_read` means the read
+///   watermark is at the latest message.
+/// - Times: sending moves the sender's watermarks with the message's
+///   `created_at`; a member added later starts at the latest message with the
+///   membership event's time; `mark_unread` sets `last_read` to its event time.
+///   A member who has read nothing has `last_read` and `last_read_message_id`
+///   null; after `mark_unread` from the first message, `last_read_message_id` is
+///   null and `last_read` is the unread time.
+/// - `message_receipts` readers are ordered by read watermark, furthest first,
+///   then by user id; the cursor names the last reader returned.
+/// - Deletions emit only `message.deleted` to the channel; affected users'
+///   counts are exact on their next notification or query.
 public struct ReceiptReducer: Sendable {
     /// The time used when an input has neither an `*_at` nor an envelope time.
     public static let fallbackTime = "1970-01-01T00:00:00.000Z"
