@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "EventBus", targets: ["EventBus"]),
         .library(name: "EventBusBroker", targets: ["EventBusBroker"]),
         .library(name: "EventBusPlugin", targets: ["EventBusPlugin"]),
+        .library(name: "ReceiptReducer", targets: ["ReceiptReducer"]),
         .executable(name: "eventbus", targets: ["eventbus"]),
     ],
     dependencies: [
@@ -86,6 +87,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(name: "ReceiptReducer", dependencies: ["EventBus"], path: "plugins/ReceiptReducer", swiftSettings: strict),
         .executableTarget(
             name: "identity",
             dependencies: ["EventBusPlugin"],
@@ -111,6 +113,7 @@ let package = Package(
             dependencies: ["EventBusBroker", "EventBus", "ZeroMQ"],
             swiftSettings: strict
         ),
+        .testTarget(name: "ReceiptReducerTests", dependencies: ["ReceiptReducer", "EventBus"], swiftSettings: strict),
         .testTarget(
             name: "EventBusPluginTests",
             dependencies: ["EventBusPlugin", "EventBusBroker", "EventBus", "ZeroMQ"],

@@ -1,0 +1,36 @@
+import Testing
+
+@testable import ReceiptReducer
+
+/// DESIGN.md memory goals, estimated from the records' layouts: ≤ 100 bytes per
+/// (channel, member) and ≤ 48 bytes per retained message (ids of up to 15
+/// UTF-8 bytes are stored inline in their `String`; longer ones add their bytes
+/// on the heap).
+@Suite struct MemoryBudgetTests {
+    /// Bytes per (channel, member): the record, its slot-map entry (dictionary at
+    /// ≤ 75 % load), its reader-list entry (chunks ≥ half full), the user's
+    /// channel list entry.
+    static var bytesPerMember: Int {
+        let record = MemoryLayout<MemberState>.stride
+        let slotEntry = (MemoryLayout<UInt32>.stride + MemoryLayout<Int32>.stride) * 4 / 3 + 1
+        let readerEntry = MemoryLayout<ReaderList.Entry>.stride * 2
+        let channelListEntry = MemoryLayout<Int32>.stride
+        return record + slotEntry + readerEntry + channelListEntry
+    }
+
+    /// Bytes per message: id, sender+flags, id index slot (≥ 37.5 % load),
+    /// countable, read and delivered Fenwick elements, the sender's own-position entry.
+    static var bytesPerMessage: Int {
+        MemoryLayout<String>.stride + MemoryLayout<UInt32>.stride + MemoryLayout<Int32>.stride * 8 / 3
+            + MemoryLayout<Int32>.stride * 3 + MemoryLayout<Int32>.stride
+    }
+
+    @Test func memberStateFitsTheBudget() {
+        #expect(MemoryLayout<MemberState>.stride == 32)
+        #expect(Self.bytesPerMember <= 100, "\(Self.bytesPerMember) bytes per member")
+    }
+
+    @Test func messageStateFitsTheBudget() {
+        #expect(Self.bytesPerMessage <= 48, "\(Self.bytesPerMessage) bytes per message")
+    }
+}

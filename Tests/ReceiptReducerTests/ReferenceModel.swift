@@ -1,0 +1,329 @@
+import EventBus
+import ReceiptReducer
+
+/// The SPEC's receipt semantics done the obvious way: arrays, loops, no
+/// clever structures. The property tests hold ``ReceiptReducer`` to it.
+struct ReferenceModel {
+    struct Message {
+        var id: String
+        var sender: String
+        var regular: Bool
+        var silent: Bool
+        var deleted = false
+    }
+
+    struct Member {
+        var user: String
+        var read: Int
+        var delivered: Int
+        var readTime: String?
+        var deliveredTime: String?
+        var isMember: Bool
+    }
+
+    struct Channel {
+        var cid: String
+        var messages: [Message] = []
+        var members: [Member] = []
+
+        func index(of messageID: String) -> Int? { messages.firstIndex { $0.id == messageID } }
+        func member(_ user: String) -> Int? { members.firstIndex { $0.user == user } }
+        func current(_ user: String) -> Int? { members.firstIndex { $0.user == user && $0.isMember } }
+        func id(at position: Int) -> JSONValue { position >= 0 ? .string(messages[position].id) : .null }
+
+        func unread(_ m: Member) -> Int {
+            var n = 0
+            for p in messages.indices where p > m.read {
+                let msg = messages[p]
+                if msg.regular && !msg.silent && !msg.deleted && msg.sender != m.user { n += 1 }
+            }
+            return n
+        }
+
+        func firstUnread(_ m: Member) -> Int? {
+            for p in messages.indices where p > m.read {
+                let msg = messages[p]
+                if msg.regular && !msg.silent && !msg.deleted && msg.sender != m.user { return p }
+            }
+            return nil
+        }
+    }
+
+    var channels: [Channel] = []
+
+    func channelIndex(_ cid: String) -> Int? { channels.firstIndex { $0.cid == cid } }
+
+    func totals(_ user: String) -> (total: Int, channels: Int) {
+        var total = 0
+        var count = 0
+        for channel in channels {
+            guard let i = channel.current(user) else { continue }
+            let n = channel.unread(channel.members[i])
+            total += n
+            if n > 0 { count += 1 }
+        }
+        return (total, count)
+    }
+
+    static func time(_ t: String?) -> JSONValue { t.map { .string($0) } ?? .null }
+
+    static func output(_ stage: String, _ type: String, _ subject: String, _ data: [(String, JSONValue)]) -> ReducerOutput {
+        ReducerOutput(
+            stage: stage, type: type, subject: subject,
+            data: JSONValue.object(data.map { (key: $0.0, value: $0.1) }).serialized())
+    }
+
+    func reject(_ input: ReducerInput, _ cid: String, _ user: String?, _ message: String?, _ reason: String)
+        -> ReducerOutput
+    {
+        var data: [(String, JSONValue)] = [
+            ("seq", .number(String(input.seq))), ("type", .string(input.payload.type.wireName)), ("cid", .string(cid)),
+        ]
+        if let user { data.append(("user_id", .string(user))) }
+        if let message { data.append(("message_id", .string(message))) }
+        data.append(("reason", .string(reason)))
+        return Self.output("diag", "receipt.rejected", cid, data)
+    }
+
+    mutating func join(_ c: Int, _ user: String, _ time: String) {
+        if let i = channels[c].member(user) {
+            channels[c].members[i].isMember = true
+            return
+        }
+        let latest = channels[c].messages.count - 1
+        channels[c].members.append(
+            Member(
+                user: user, read: latest, delivered: latest, readTime: latest >= 0 ? time : nil,
+                deliveredTime: latest >= 0 ? time : nil, isMember: true))
+    }
+
+    func readOutputs(_ c: Int, _ i: Int) -> [ReducerOutput] {
+        let ch = channels[c]
+        let m = ch.members[i]
+        let t = totals(m.user)
+        return [
+            Self.output(
+                "out", "message.read", ch.cid,
+                [
+                    ("cid", .string(ch.cid)), ("user_id", .string(m.user)), ("last_read_message_id", ch.id(at: m.read)),
+                    ("last_read", Self.time(m.readTime)),
+                ]),
+            Self.output(
+                "out", "notification.mark_read", "@" + m.user,
+                [
+                    ("cid", .string(ch.cid)), ("user_id", .string(m.user)), ("last_read_message_id", ch.id(at: m.read)),
+                    ("last_read", Self.time(m.readTime)), ("unread_messages", .number(String(ch.unread(m)))),
+                    ("unread_channels", .number(String(t.channels))), ("total_unread_count", .number(String(t.total))),
+                ]),
+        ]
+    }
+
+    mutating func apply(_ input: ReducerInput) -> [ReducerOutput] {
+        let now = input.time ?? "1970-01-01T00:00:00.000Z"
+        switch input.payload {
+        case .channelCreated(let cid, let members):
+            if channelIndex(cid) == nil { channels.append(Channel(cid: cid)) }
+            let c = channelIndex(cid)!
+            for user in members { join(c, user, now) }
+            return []
+        case .memberAdded(let cid, let user):
+            guard let c = channelIndex(cid) else { return [reject(input, cid, user, nil, "unknown_channel")] }
+            join(c, user, now)
+            return []
+        case .memberRemoved(let cid, let user):
+            guard let c = channelIndex(cid) else { return [reject(input, cid, user, nil, "unknown_channel")] }
+            if let i = channels[c].member(user) { channels[c].members[i].isMember = false }
+            return []
+        case .messageNew(let cid, let message):
+            guard let c = channelIndex(cid) else {
+                return [reject(input, cid, message.userID, message.id, "unknown_channel")]
+            }
+            guard channels[c].index(of: message.id) == nil else { return [] }
+            channels[c].messages.append(
+                Message(id: message.id, sender: message.userID, regular: message.kind == .regular, silent: message.silent))
+            let p = channels[c].messages.count - 1
+            if let i = channels[c].current(message.userID) {
+                channels[c].members[i].read = p
+                channels[c].members[i].delivered = p
+                channels[c].members[i].readTime = message.createdAt
+                channels[c].members[i].deliveredTime = message.createdAt
+            }
+            let data: JSONValue =
+                input.data
+                ?? .object([
+                    (key: "cid", value: .string(cid)),
+                    (
+                        key: "message",
+                        value: .object([
+                            (key: "id", value: .string(message.id)), (key: "user_id", value: .string(message.userID)),
+                            (key: "created_at", value: .string(message.createdAt)),
+                            (key: "type", value: .string(message.kind.rawValue)), (key: "silent", value: .bool(message.silent)),
+                        ])
+                    ),
+                ])
+            return [ReducerOutput(stage: "out", type: "message.new", subject: cid, data: data.serialized())]
+        case .messageDeleted(let cid, let messageID):
+            guard let c = channelIndex(cid) else { return [reject(input, cid, nil, messageID, "unknown_channel")] }
+            guard let p = channels[c].index(of: messageID) else {
+                return [reject(input, cid, nil, messageID, "unknown_message")]
+            }
+            guard !channels[c].messages[p].deleted else { return [] }
+            channels[c].messages[p].deleted = true
+            let data: JSONValue =
+                input.data ?? .object([(key: "cid", value: .string(cid)), (key: "message_id", value: .string(messageID))])
+            return [ReducerOutput(stage: "out", type: "message.deleted", subject: cid, data: data.serialized())]
+        case .messageDelivered(let cid, let user, let messageID, let at):
+            guard let c = channelIndex(cid) else { return [reject(input, cid, user, messageID, "unknown_channel")] }
+            guard let i = channels[c].current(user) else { return [reject(input, cid, user, messageID, "not_member")] }
+            guard let p = channels[c].index(of: messageID) else {
+                return [reject(input, cid, user, messageID, "unknown_message")]
+            }
+            guard p > channels[c].members[i].delivered else { return [] }
+            channels[c].members[i].delivered = p
+            channels[c].members[i].deliveredTime = at ?? now
+            return [
+                Self.output(
+                    "out", "message.delivered", cid,
+                    [
+                        ("cid", .string(cid)), ("user_id", .string(user)), ("last_delivered_message_id", .string(messageID)),
+                        ("last_delivered_at", .string(at ?? now)),
+                    ])
+            ]
+        case .messageRead(let cid, let user, let messageID, let at):
+            guard let c = channelIndex(cid) else { return [reject(input, cid, user, messageID, "unknown_channel")] }
+            guard let i = channels[c].current(user) else { return [reject(input, cid, user, messageID, "not_member")] }
+            guard let p = channels[c].index(of: messageID) else {
+                return [reject(input, cid, user, messageID, "unknown_message")]
+            }
+            return readUpTo(c, i, p, at ?? now)
+        case .notificationMarkRead(let cid, let user, let at):
+            guard let c = channelIndex(cid) else { return [reject(input, cid, user, nil, "unknown_channel")] }
+            guard let i = channels[c].current(user) else { return [reject(input, cid, user, nil, "not_member")] }
+            return readUpTo(c, i, channels[c].messages.count - 1, at ?? now)
+        case .notificationMarkUnread(let cid, let user, let messageID):
+            guard let c = channelIndex(cid) else { return [reject(input, cid, user, messageID, "unknown_channel")] }
+            guard let i = channels[c].current(user) else { return [reject(input, cid, user, messageID, "not_member")] }
+            guard let p = channels[c].index(of: messageID) else {
+                return [reject(input, cid, user, messageID, "unknown_message")]
+            }
+            guard channels[c].messages[p].sender != user else {
+                return [reject(input, cid, user, messageID, "own_message")]
+            }
+            guard p - 1 < channels[c].members[i].read else { return [] }
+            channels[c].members[i].read = p - 1
+            channels[c].members[i].readTime = now
+            let ch = channels[c]
+            let m = ch.members[i]
+            let t = totals(user)
+            return [
+                Self.output(
+                    "out", "notification.mark_unread", "@" + user,
+                    [
+                        ("cid", .string(cid)), ("user_id", .string(user)), ("first_unread_message_id", .string(messageID)),
+                        ("last_read_message_id", ch.id(at: m.read)), ("last_read", Self.time(m.readTime)),
+                        ("unread_messages", .number(String(ch.unread(m)))),
+                        ("unread_channels", .number(String(t.channels))), ("total_unread_count", .number(String(t.total))),
+                    ])
+            ]
+        case .userUpdated, .channelTypeUpdated:
+            return []
+        }
+    }
+
+    mutating func readUpTo(_ c: Int, _ i: Int, _ p: Int, _ time: String) -> [ReducerOutput] {
+        guard p > channels[c].members[i].read else { return [] }
+        channels[c].members[i].read = p
+        channels[c].members[i].readTime = time
+        if p > channels[c].members[i].delivered {
+            channels[c].members[i].delivered = p
+            channels[c].members[i].deliveredTime = time
+        }
+        return readOutputs(c, i)
+    }
+
+    // MARK: Queries
+
+    struct Failure: Error { var code: String }
+
+    func query(method: String, params: JSONValue) -> Result<JSONValue, Failure> {
+        func n(_ v: Int) -> JSONValue { .number(String(v)) }
+        func obj(_ m: [(String, JSONValue)]) -> JSONValue { .object(m.map { (key: $0.0, value: $0.1) }) }
+        switch method {
+        case "channel_state":
+            guard let cid = params["cid"]?.stringValue, params["viewer"]?.stringValue != nil else {
+                return .failure(Failure(code: "bad_request"))
+            }
+            guard let c = channelIndex(cid) else { return .failure(Failure(code: "not_found")) }
+            let ch = channels[c]
+            let members = ch.members.filter(\.isMember).sorted { $0.user < $1.user }.map { m in
+                obj([
+                    ("user_id", .string(m.user)), ("last_read", Self.time(m.readTime)),
+                    ("last_read_message_id", ch.id(at: m.read)), ("unread_messages", n(ch.unread(m))),
+                    ("last_delivered_at", Self.time(m.deliveredTime)),
+                    ("last_delivered_message_id", ch.id(at: m.delivered)),
+                ])
+            }
+            return .success(obj([("cid", .string(cid)), ("members", .array(members)), ("hidden_member_count", n(0))]))
+        case "unread_counts":
+            guard let user = params["user_id"]?.stringValue else { return .failure(Failure(code: "bad_request")) }
+            var rows: [JSONValue] = []
+            var total = 0
+            for ch in channels.sorted(by: { $0.cid < $1.cid }) {
+                guard let i = ch.current(user) else { continue }
+                let m = ch.members[i]
+                let unread = ch.unread(m)
+                guard unread > 0 else { continue }
+                total += unread
+                rows.append(
+                    obj([
+                        ("cid", .string(ch.cid)), ("unread_messages", n(unread)), ("last_read", Self.time(m.readTime)),
+                        ("first_unread_message_id", ch.id(at: ch.firstUnread(m)!)),
+                    ]))
+            }
+            return .success(obj([("total_unread_count", n(total)), ("unread_channels", n(rows.count)), ("channels", .array(rows))]))
+        case "message_receipts":
+            guard let cid = params["cid"]?.stringValue, let messageID = params["message_id"]?.stringValue,
+                params["viewer"]?.stringValue != nil
+            else { return .failure(Failure(code: "bad_request")) }
+            var pageSize = 50
+            if let size = params["page_size"] {
+                guard let s = size.int64Value, (1...100).contains(s) else { return .failure(Failure(code: "bad_request")) }
+                pageSize = Int(s)
+            }
+            var after: (Int, String)?
+            if let cursor = params["cursor"]?.stringValue {
+                let parts = cursor.dropFirst().split(separator: ":", maxSplits: 1)
+                guard cursor.hasPrefix("r"), parts.count == 2, let p = Int(parts[0]) else {
+                    return .failure(Failure(code: "bad_request"))
+                }
+                after = (p, String(parts[1]))
+            }
+            guard let c = channelIndex(cid) else { return .failure(Failure(code: "not_found")) }
+            let ch = channels[c]
+            guard let p = ch.index(of: messageID) else { return .failure(Failure(code: "not_found")) }
+            let sender = ch.messages[p].sender
+            let others = ch.members.filter { $0.isMember && $0.user != sender }
+            let readers = others.filter { $0.read >= p }.sorted {
+                $0.read != $1.read ? $0.read > $1.read : $0.user < $1.user
+            }
+            let remaining = readers.filter { r in
+                guard let (ap, au) = after else { return true }
+                return r.read < ap || (r.read == ap && r.user > au)
+            }
+            let page = Array(remaining.prefix(pageSize))
+            let next: JSONValue =
+                remaining.count > pageSize ? .string("r\(page.last!.read):\(page.last!.user)") : .null
+            return .success(
+                obj([
+                    ("read_count", n(readers.count)), ("delivered_count", n(others.filter { $0.delivered >= p }.count)),
+                    ("unread_member_count", n(others.count - readers.count)),
+                    ("undelivered_member_count", n(others.filter { $0.delivered < p }.count)),
+                    ("hidden_member_count", n(0)),
+                    ("readers", .array(page.map { obj([("user_id", .string($0.user)), ("last_read", Self.time($0.readTime))]) })),
+                    ("next_cursor", next),
+                ]))
+        default:
+            return .failure(Failure(code: "bad_request"))
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import EventBus
+import ReceiptReducer
+import Testing
+
+/// The reference model again, on one wide channel: thousands of members so the
+/// reader list splits into many chunks and positions interleave.
+@Suite struct WideChannelTests {
+    @Test(arguments: [UInt64(1), 2])
+    func wideChannelAgreesWithReferenceModel(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        let cid = "team:wide"
+        let users = (0..<2_500).map { "w\(($0 &* 7919) % 2_500)" }  // not in sorted order
+        var reducer = ReceiptReducer()
+        var model = ReferenceModel()
+        var seq: UInt64 = 0
+        func apply(_ payload: IngressPayload) -> Bool {
+            seq += 1
+            let input = ReducerInput(seq: seq, time: EventGenerator.time(Int(seq) * 10), payload: payload)
+            let got = reducer.apply(input)
+            let want = model.apply(input)
+            #expect(got == want, "seed \(seed) seq \(seq) \(payload)")
+            return got == want
+        }
+        _ = apply(.channelCreated(cid: cid, members: users))
+        for i in 0..<40 {
+            _ = apply(.messageNew(cid: cid, message: NewMessage(
+                id: "m\(i)", userID: users[rng.below(users.count)], createdAt: EventGenerator.time(i), silent: rng.chance(10))))
+        }
+        for _ in 0..<6_000 {
+            let user = users[rng.below(users.count)]
+            let message = "m\(rng.below(40))"
+            let payload: IngressPayload
+            switch rng.below(10) {
+            case 0..<5: payload = .messageRead(cid: cid, userID: user, messageID: message, readAt: nil)
+            case 5..<7: payload = .messageDelivered(cid: cid, userID: user, messageID: message, deliveredAt: nil)
+            case 7: payload = .notificationMarkUnread(cid: cid, userID: user, messageID: message)
+            case 8: payload = .memberRemoved(cid: cid, userID: user)
+            default: payload = .memberAdded(cid: cid, userID: user)
+            }
+            guard apply(payload) else { return }
+        }
+        for i in stride(from: 0, to: 40, by: 7) {
+            var cursor: JSONValue = .null
+            repeat {
+                var members: [(key: String, value: JSONValue)] = [
+                    (key: "cid", value: .string(cid)), (key: "message_id", value: .string("m\(i)")),
+                    (key: "viewer", value: .string("w1")), (key: "page_size", value: num(100)),
+                ]
+                if cursor != .null { members.append((key: "cursor", value: cursor)) }
+                let params = JSONValue.object(members)
+                let got = try JSONParser.parse(reducer.query(method: "message_receipts", params: params))
+                let want = try model.query(method: "message_receipts", params: params).get()
+                #expect(got == want)
+                guard got == want else { return }
+                cursor = got["next_cursor"] ?? .null
+            } while cursor != .null
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import EventBus
+
+extension ReceiptReducer {
+    // MARK: Membership
+
+    mutating func channelCreated(_ input: ReducerInput, cid: String, members: [String]) -> [ReducerOutput] {
+        let ci: Int
+        if let existing = channelIndex[cid] {
+            ci = Int(existing)
+        } else {
+            ci = channels.count
+            channels.append(ChannelState(cid: cid))
+            channelIndex[cid] = Int32(ci)
+        }
+        let time = timeCode(nil, input)
+        for userID in members {
+            join(ci, intern(userID), time: time)
+        }
+        return []
+    }
+
+    mutating func memberAdded(_ input: ReducerInput, cid: String, userID: String) -> [ReducerOutput] {
+        guard let ci = channelIndex[cid] else {
+            return [reject(input, cid: cid, userID: userID, messageID: nil, .unknownChannel)]
+        }
+        join(Int(ci), intern(userID), time: timeCode(nil, input))
+        return []
+    }
+
+    mutating func memberRemoved(_ input: ReducerInput, cid: String, userID: String) -> [ReducerOutput] {
+        guard let ci = channelIndex[cid] else {
+            return [reject(input, cid: cid, userID: userID, messageID: nil, .unknownChannel)]
+        }
+        guard let user = userIndex[userID] else { return [] }
+        if channels[Int(ci)].removeMember(user, users) {
+            if let i = userChannels[Int(user)].firstIndex(of: Int32(ci)) {
+                userChannels[Int(user)].remove(at: i)
+            }
+        }
+        return []
+    }
+
+    private mutating func join(_ ci: Int, _ user: UInt32, time: Int64) {
+        if channels[ci].addMember(user, time: time, users) {
+            userChannels[Int(user)].append(Int32(ci))
+        }
+    }
+
+    // MARK: Messages
+
+    mutating func messageNew(_ input: ReducerInput, cid: String, message: NewMessage) -> [ReducerOutput] {
+        guard let ci = channelIndex[cid].map({ Int($0) }) else {
+            return [reject(input, cid: cid, userID: message.userID, messageID: message.id, .unknownChannel)]
+        }
+        // A repeated message id changes nothing (the backend retried).
+        guard channels[ci].messageIndex.position(of: message.id, in: channels[ci].messageIDs) == nil else {
+            return []
+        }
+        let sender = intern(message.userID)
+        let position = channels[ci].appendMessage(
+            id: message.id, sender: sender, system: message.kind == .system, silent: message.silent)
+        if let slot = channels[ci].currentSlot(of: sender) {
+            let time = times.encode(message.createdAt)
+            channels[ci].setRead(slot: slot, to: position, time: time, users)
+            channels[ci].setDelivered(slot: slot, to: position, time: time)
+        }
+        let data = input.data?.serialized() ?? Self.messageNewData(cid: cid, message: message)
+        return [ReducerOutput(stage: "out", type: EventType.messageNew.wireName, subject: cid, data: data)]
+    }
+
+    mutating func messageDeleted(_ input: ReducerInput, cid: String, messageID: String) -> [ReducerOutput] {
+        guard let ci = channelIndex[cid].map({ Int($0) }) else {
+            return [reject(input, cid: cid, userID: nil, messageID: messageID, .unknownChannel)]
+        }
+        guard let position = channels[ci].messageIndex.position(of: messageID, in: channels[ci].messageIDs) else {
+            return [reject(input, cid: cid, userID: nil, messageID: messageID, .unknownMessage)]
+        }
+        guard channels[ci].deleteMessage(at: position) else { return [] }
+        var writer = JSONWriter(capacity: 96)
+        writer.beginObject()
+        writer.key("cid"); writer.string(cid)
+        writer.key("message_id"); writer.string(messageID)
+        writer.endObject()
+        let data = input.data?.serialized() ?? writer.bytes
+        return [ReducerOutput(stage: "out", type: EventType.messageDeleted.wireName, subject: cid, data: data)]
+    }
+
+    // MARK: Acks
+
+    /// Resolves an ack's channel, member and (optionally) message, or the rejection.
+    private func resolve(_ cid: String, _ userID: String, _ messageID: String?)
+        -> Result<(ci: Int, slot: Int32, user: UInt32, position: Int32), RejectionReason>
+    {
+        guard let ci = channelIndex[cid].map({ Int($0) }) else { return .failure(.unknownChannel) }
+        guard let user = userIndex[userID], let slot = channels[ci].currentSlot(of: user) else {
+            return .failure(.notMember)
+        }
+        guard let messageID else { return .success((ci, slot, user, -1)) }
+        guard let position = channels[ci].messageIndex.position(of: messageID, in: channels[ci].messageIDs) else {
+            return .failure(.unknownMessage)
+        }
+        return .success((ci, slot, user, position))
+    }
+
+    mutating func messageDelivered(
+        _ input: ReducerInput, cid: String, userID: String, messageID: String, at: String?
+    ) -> [ReducerOutput] {
+        let target: (ci: Int, slot: Int32, user: UInt32, position: Int32)
+        switch resolve(cid, userID, messageID) {
+        case .failure(let reason): return [reject(input, cid: cid, userID: userID, messageID: messageID, reason)]
+        case .success(let found): target = found
+        }
+        guard target.position > channels[target.ci].members[Int(target.slot)].deliveredPosition else { return [] }
+        let time = timeCode(at, input)
+        channels[target.ci].setDelivered(slot: target.slot, to: target.position, time: time)
+        return [deliveredEvent(target.ci, target.slot)]
+    }
+
+    mutating func messageRead(
+        _ input: ReducerInput, cid: String, userID: String, messageID: String, at: String?
+    ) -> [ReducerOutput] {
+        switch resolve(cid, userID, messageID) {
+        case .failure(let reason):
+            return [reject(input, cid: cid, userID: userID, messageID: messageID, reason)]
+        case .success(let target):
+            return readForward(target.ci, target.slot, target.user, to: target.position, time: timeCode(at, input))
+        }
+    }
+
+    mutating func markRead(_ input: ReducerInput, cid: String, userID: String, at: String?) -> [ReducerOutput] {
+        switch resolve(cid, userID, nil) {
+        case .failure(let reason):
+            return [reject(input, cid: cid, userID: userID, messageID: nil, reason)]
+        case .success(let target):
+            let latest = channels[target.ci].latest
+            return readForward(target.ci, target.slot, target.user, to: latest, time: timeCode(at, input))
+        }
+    }
+
+    /// Moves read (and delivered, if passed) forward to `position`; nothing if not forward.
+    private mutating func readForward(_ ci: Int, _ slot: Int32, _ user: UInt32, to position: Int32, time: Int64)
+        -> [ReducerOutput]
+    {
+        let record = channels[ci].members[Int(slot)]
+        guard position > record.readPosition else { return [] }
+        channels[ci].setRead(slot: slot, to: position, time: time, users)
+        if position > record.deliveredPosition {
+            channels[ci].setDelivered(slot: slot, to: position, time: time)
+        }
+        return [readEvent(ci, slot), markReadEvent(ci, slot, user)]
+    }
+
+    mutating func markUnread(_ input: ReducerInput, cid: String, userID: String, messageID: String)
+        -> [ReducerOutput]
+    {
+        let target: (ci: Int, slot: Int32, user: UInt32, position: Int32)
+        switch resolve(cid, userID, messageID) {
+        case .failure(let reason): return [reject(input, cid: cid, userID: userID, messageID: messageID, reason)]
+        case .success(let found): target = found
+        }
+        guard channels[target.ci].sender(at: target.position) != target.user else {
+            return [reject(input, cid: cid, userID: userID, messageID: messageID, .ownMessage)]
+        }
+        let newPosition = target.position - 1
+        guard newPosition < channels[target.ci].members[Int(target.slot)].readPosition else { return [] }
+        channels[target.ci].setRead(slot: target.slot, to: newPosition, time: timeCode(nil, input), users)
+        return [markUnreadEvent(target.ci, target.slot, target.user, firstUnread: target.position)]
+    }
+}

@@ -1,0 +1,115 @@
+import EventBus
+
+/// The egress and diagnostic events (SPEC.md "Egress events", rule 5), written as bytes.
+extension ReceiptReducer {
+    /// Counts a rejection and returns its `receipt.rejected` event:
+    /// data `{seq, type, cid, user_id?, message_id?, reason}`, subject the cid.
+    mutating func reject(
+        _ input: ReducerInput, cid: String, userID: String?, messageID: String?, _ reason: RejectionReason
+    ) -> ReducerOutput {
+        // `allCases` holds every case, so the index exists.
+        rejections[RejectionReason.allCases.firstIndex(of: reason)!] += 1
+        var writer = JSONWriter(capacity: 160)
+        writer.beginObject()
+        writer.key("seq"); writer.uint(input.seq)
+        writer.key("type"); writer.string(input.payload.type.wireName)
+        writer.key("cid"); writer.string(cid)
+        if let userID { writer.key("user_id"); writer.string(userID) }
+        if let messageID { writer.key("message_id"); writer.string(messageID) }
+        writer.key("reason"); writer.string(reason.rawValue)
+        writer.endObject()
+        return ReducerOutput(
+            stage: "diag", type: EventType.receiptRejected.wireName, subject: cid, data: writer.bytes)
+    }
+
+    /// A `message.new` data object written from the payload (when the original is not at hand).
+    static func messageNewData(cid: String, message: NewMessage) -> [UInt8] {
+        var writer = JSONWriter(capacity: 192)
+        writer.beginObject()
+        writer.key("cid"); writer.string(cid)
+        writer.key("message")
+        writer.beginObject()
+        writer.key("id"); writer.string(message.id)
+        writer.key("user_id"); writer.string(message.userID)
+        writer.key("created_at"); writer.string(message.createdAt)
+        writer.key("type"); writer.string(message.kind.rawValue)
+        writer.key("silent"); writer.bool(message.silent)
+        writer.endObject()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    private func writeOptional(_ writer: inout JSONWriter, _ text: String?) {
+        if let text { writer.string(text) } else { writer.null() }
+    }
+
+    /// `message.delivered` to the channel.
+    func deliveredEvent(_ ci: Int, _ slot: Int32) -> ReducerOutput {
+        let channel = channels[ci]
+        let record = channel.members[Int(slot)]
+        var writer = JSONWriter(capacity: 160)
+        writer.beginObject()
+        writer.key("cid"); writer.string(channel.cid)
+        writer.key("user_id"); writer.string(users[Int(record.user)])
+        writer.key("last_delivered_message_id"); writeOptional(&writer, channel.messageID(at: record.deliveredPosition))
+        writer.key("last_delivered_at"); writeOptional(&writer, times.decode(record.deliveredTime))
+        writer.endObject()
+        return ReducerOutput(
+            stage: "out", type: EventType.messageDelivered.wireName, subject: channel.cid, data: writer.bytes)
+    }
+
+    /// `message.read` to the channel.
+    func readEvent(_ ci: Int, _ slot: Int32) -> ReducerOutput {
+        let channel = channels[ci]
+        let record = channel.members[Int(slot)]
+        var writer = JSONWriter(capacity: 160)
+        writer.beginObject()
+        writer.key("cid"); writer.string(channel.cid)
+        writer.key("user_id"); writer.string(users[Int(record.user)])
+        writer.key("last_read_message_id"); writeOptional(&writer, channel.messageID(at: record.readPosition))
+        writer.key("last_read"); writeOptional(&writer, times.decode(record.readTime))
+        writer.endObject()
+        return ReducerOutput(stage: "out", type: EventType.messageRead.wireName, subject: channel.cid, data: writer.bytes)
+    }
+
+    /// `notification.mark_read` to the reader's own devices (`@<user_id>`).
+    func markReadEvent(_ ci: Int, _ slot: Int32, _ user: UInt32) -> ReducerOutput {
+        let channel = channels[ci]
+        let record = channel.members[Int(slot)]
+        let totals = totals(user)
+        var writer = JSONWriter(capacity: 256)
+        writer.beginObject()
+        writer.key("cid"); writer.string(channel.cid)
+        writer.key("user_id"); writer.string(users[Int(user)])
+        writer.key("last_read_message_id"); writeOptional(&writer, channel.messageID(at: record.readPosition))
+        writer.key("last_read"); writeOptional(&writer, times.decode(record.readTime))
+        writer.key("unread_messages"); writer.int(channel.unread(after: record.readPosition, user: user))
+        writer.key("unread_channels"); writer.int(totals.channels)
+        writer.key("total_unread_count"); writer.int(totals.total)
+        writer.endObject()
+        return ReducerOutput(
+            stage: "out", type: EventType.notificationMarkRead.wireName, subject: "@" + users[Int(user)],
+            data: writer.bytes)
+    }
+
+    /// `notification.mark_unread` to the user's own devices (`@<user_id>`).
+    func markUnreadEvent(_ ci: Int, _ slot: Int32, _ user: UInt32, firstUnread: Int32) -> ReducerOutput {
+        let channel = channels[ci]
+        let record = channel.members[Int(slot)]
+        let totals = totals(user)
+        var writer = JSONWriter(capacity: 288)
+        writer.beginObject()
+        writer.key("cid"); writer.string(channel.cid)
+        writer.key("user_id"); writer.string(users[Int(user)])
+        writer.key("first_unread_message_id"); writer.string(channel.messageIDs[Int(firstUnread)])
+        writer.key("last_read_message_id"); writeOptional(&writer, channel.messageID(at: record.readPosition))
+        writer.key("last_read"); writeOptional(&writer, times.decode(record.readTime))
+        writer.key("unread_messages"); writer.int(channel.unread(after: record.readPosition, user: user))
+        writer.key("unread_channels"); writer.int(totals.channels)
+        writer.key("total_unread_count"); writer.int(totals.total)
+        writer.endObject()
+        return ReducerOutput(
+            stage: "out", type: EventType.notificationMarkUnread.wireName, subject: "@" + users[Int(user)],
+            data: writer.bytes)
+    }
+}

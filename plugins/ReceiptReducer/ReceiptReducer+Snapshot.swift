@@ -1,0 +1,144 @@
+import EventBus
+
+/// The reducer's state as compact, versioned bytes.
+///
+/// Layout (version 1): `RRS` `0x01`, then varints (LEB128; signed ones
+/// zigzag) and length-prefixed UTF-8 strings: users; irregular times;
+/// rejection counts; channels, each its cid, its messages (id, sender and
+/// flags) and its member records (user, read and delivered positions, whether
+/// a member now, read and delivered times). Only the primary state is stored;
+/// the count structures are rebuilt on load in O(n log n).
+extension ReceiptReducer {
+    static let snapshotMagic: [UInt8] = [0x52, 0x52, 0x53]  // "RRS"
+    static let snapshotVersion: UInt8 = 1
+
+    /// Encodes the whole state.
+    public func encodeSnapshot() -> [UInt8] {
+        var w = SnapshotWriter()
+        w.bytes.append(contentsOf: Self.snapshotMagic)
+        w.bytes.append(Self.snapshotVersion)
+        w.uint(UInt64(users.count))
+        for user in users { w.string(user) }
+        w.uint(UInt64(times.irregular.count))
+        for text in times.irregular { w.string(text) }
+        w.uint(UInt64(rejections.count))
+        for count in rejections { w.uint(count) }
+        w.uint(UInt64(channels.count))
+        for channel in channels {
+            w.string(channel.cid)
+            w.uint(UInt64(channel.messageIDs.count))
+            for (id, info) in zip(channel.messageIDs, channel.messageInfo) {
+                w.string(id)
+                w.uint(UInt64(info))
+            }
+            w.uint(UInt64(channel.members.count))
+            for record in channel.members {
+                w.uint(UInt64(record.user))
+                w.int(Int64(record.readPosition))
+                w.int(Int64(record.deliveredPosition))
+                w.bytes.append(record.isMember ? 1 : 0)
+                w.int(record.readTime)
+                w.int(record.deliveredTime)
+            }
+        }
+        return w.bytes
+    }
+
+    /// Restores a reducer from ``encodeSnapshot()``'s bytes.
+    ///
+    /// - Throws: ``SnapshotError`` if the bytes are not a snapshot of a known
+    ///   version or are inconsistent (positions or users out of range,
+    ///   duplicate ids, trailing bytes).
+    public init(snapshot: [UInt8]) throws(SnapshotError) {
+        self.init()
+        var r = SnapshotReader(snapshot)
+        guard snapshot.count >= 4, Array(snapshot[0..<3]) == Self.snapshotMagic else {
+            throw SnapshotError("not a receipt reducer snapshot")
+        }
+        guard snapshot[3] == Self.snapshotVersion else { throw SnapshotError("unknown snapshot version \(snapshot[3])") }
+        r.offset = 4
+        for _ in 0..<(try r.count("users")) {
+            let user = try r.string("user id")
+            guard userIndex[user] == nil else { throw SnapshotError("duplicate user \(user)") }
+            _ = intern(user)
+        }
+        var irregular: [String] = []
+        for _ in 0..<(try r.count("times")) { irregular.append(try r.string("time")) }
+        times = TimeTable(irregular: irregular)
+        let reasons = try r.count("rejections")
+        guard reasons == rejections.count else { throw SnapshotError("expected \(rejections.count) rejection counts") }
+        for i in 0..<reasons { rejections[i] = try r.uint() }
+        for _ in 0..<(try r.count("channels")) {
+            let cid = try r.string("cid")
+            guard channelIndex[cid] == nil else { throw SnapshotError("duplicate channel \(cid)") }
+            channelIndex[cid] = Int32(channels.count)
+            channels.append(try Self.decodeChannel(cid, &r, users))
+            let ci = Int32(channels.count - 1)
+            for record in channels[Int(ci)].members where record.isMember {
+                userChannels[Int(record.user)].append(ci)
+            }
+        }
+        guard r.isAtEnd else { throw SnapshotError("trailing bytes at \(r.offset)") }
+    }
+
+    private static func decodeChannel(_ cid: String, _ r: inout SnapshotReader, _ users: [String])
+        throws(SnapshotError) -> ChannelState
+    {
+        var channel = ChannelState(cid: cid)
+        let messageCount = try r.count("messages")
+        var flags: [Int32] = []
+        flags.reserveCapacity(messageCount)
+        channel.messageIDs.reserveCapacity(messageCount)
+        channel.messageInfo.reserveCapacity(messageCount)
+        for position in 0..<Int32(messageCount) {
+            let id = try r.string("message id")
+            let info = try r.uint()
+            guard info <= UInt64(UInt32.max), Int(UInt32(info) & ChannelState.senderMask) < users.count else {
+                throw SnapshotError("\(cid): message \(id) has a bad sender")
+            }
+            guard channel.messageIndex.position(of: id, in: channel.messageIDs) == nil else {
+                throw SnapshotError("\(cid): duplicate message \(id)")
+            }
+            channel.messageIDs.append(id)
+            channel.messageInfo.append(UInt32(info))
+            channel.messageIndex.insert(position, in: channel.messageIDs)
+            let counts = ChannelState.isCountable(UInt32(info))
+            flags.append(counts ? 1 : 0)
+            if counts { channel.ownCountable[UInt32(info) & ChannelState.senderMask, default: []].append(position) }
+        }
+        channel.countable = Fenwick(flags)
+        var readCounts = [Int32](repeating: 0, count: messageCount + 1)
+        var deliveredCounts = readCounts
+        var entries: [ReaderList.Entry] = []
+        for _ in 0..<(try r.count("members")) {
+            let user = try r.uint()
+            let read = try r.int()
+            let delivered = try r.int()
+            let isMember = try r.byte()
+            let readTime = try r.int()
+            let deliveredTime = try r.int()
+            guard user < UInt64(users.count), (-1..<Int64(messageCount)).contains(read),
+                (read..<Int64(messageCount)).contains(delivered) || delivered == read, isMember <= 1
+            else { throw SnapshotError("\(cid): bad member record") }
+            let record = MemberState(
+                user: UInt32(user), readPosition: Int32(read), deliveredPosition: Int32(delivered),
+                isMember: isMember == 1, readTime: readTime, deliveredTime: deliveredTime)
+            guard channel.slots[record.user] == nil else { throw SnapshotError("\(cid): duplicate member") }
+            channel.slots[record.user] = Int32(channel.members.count)
+            channel.members.append(record)
+            if record.isMember {
+                channel.memberCount += 1
+                readCounts[Int(read) + 1] += 1
+                deliveredCounts[Int(delivered) + 1] += 1
+                entries.append(ReaderList.Entry(position: record.readPosition, user: record.user))
+            }
+        }
+        channel.reads = Fenwick(readCounts)
+        channel.delivered = Fenwick(deliveredCounts)
+        entries.sort { a, b in
+            a.position != b.position ? a.position > b.position : users[Int(a.user)] < users[Int(b.user)]
+        }
+        channel.readers = ReaderList(sorted: entries)
+        return channel
+    }
+}

@@ -1,0 +1,182 @@
+import EventBus
+
+/// The receipt reducer: a pure, deterministic fold over ingress events
+/// (SPEC.md "Receipt semantics") that emits the egress events and answers the
+/// `receipts` queries.
+///
+/// Counts come from structure, never from scans (DESIGN.md principle 6): per
+/// channel, a Fenwick tree over countable messages and per-sender sorted
+/// positions give `unread_messages` in O(log n); Fenwick trees over members'
+/// read and delivered positions give read and delivered counts for any message
+/// in O(log n); a chunked sorted list pages through readers in O(log n + page).
+/// A user's `total_unread_count` and `unread_channels` are summed over their
+/// channels when needed, O(channels × log n), so a `message.new` costs
+/// O(log n) whatever the member count.
+///
+/// A value type: copies are cheap until written (copy-on-write arrays).
+///
+/// Where SPEC.md leaves a choice, the reducer decides:
+/// - Rejection precedence: `unknown_channel` > `not_member` > `unknown_message`
+///   > `own_message`. `own_message` applies to `notification.mark_unread` only;
+///   a read or delivered ack for one's own message is an ordinary ack (usually
+///   "not forward", so nothing). `member.added`/`member.removed` for an unknown
+///   channel are rejected `unknown_channel` too; removing a non-member does nothing.
+/// - A `message.new` whose id the channel already has, and a second
+///   `message.deleted` of a message, change nothing and emit nothing.
+/// - Deleted messages stay in the sequence (they only stop counting): acks,
+///   `mark_unread` and `message_receipts` still accept them.
+/// - "Everything already read" for `notification.mark_read` means the read
+///   watermark is at the latest message.
+/// - Times: sending moves the sender's watermarks with the message's
+///   `created_at`; a member added later starts at the latest message with the
+///   membership event's time; `mark_unread` sets `last_read` to its event time.
+///   A member who has read nothing has `last_read` and `last_read_message_id`
+///   null; after `mark_unread` from the first message, `last_read_message_id` is
+///   null and `last_read` is the unread time.
+/// - `message_receipts` readers are ordered by read watermark, furthest first,
+///   then by user id; the cursor names the last reader returned.
+/// - Deletions emit only `message.deleted` to the channel; affected users'
+///   counts are exact on their next notification or query.
+public struct ReceiptReducer: Sendable {
+    /// The time used when an input has neither an `*_at` nor an envelope time.
+    public static let fallbackTime = "1970-01-01T00:00:00.000Z"
+
+    /// Interned user ids.
+    var users: [String] = []
+    /// User id → index in ``users``.
+    var userIndex: [String: UInt32] = [:]
+    /// Channels each user is a member of now, by user index.
+    var userChannels: [[Int32]] = []
+    /// Channels by index.
+    var channels: [ChannelState] = []
+    /// cid → index in ``channels``.
+    var channelIndex: [String: Int32] = [:]
+    /// Time codes.
+    var times = TimeTable()
+    /// Rejections so far, by ``RejectionReason`` (in `allCases` order).
+    var rejections: [UInt64] = Array(repeating: 0, count: RejectionReason.allCases.count)
+
+    /// An empty reducer.
+    public init() {}
+
+    /// Applies one input and returns the events it causes, in order.
+    ///
+    /// Pure and deterministic: the same state and input always give the same
+    /// state and outputs. `user.updated` and `channel_type.updated` are not the
+    /// reducer's concern (the privacy filters handle them) and produce nothing.
+    public mutating func apply(_ input: ReducerInput) -> [ReducerOutput] {
+        switch input.payload {
+        case .channelCreated(let cid, let members):
+            return channelCreated(input, cid: cid, members: members)
+        case .memberAdded(let cid, let userID):
+            return memberAdded(input, cid: cid, userID: userID)
+        case .memberRemoved(let cid, let userID):
+            return memberRemoved(input, cid: cid, userID: userID)
+        case .messageNew(let cid, let message):
+            return messageNew(input, cid: cid, message: message)
+        case .messageDeleted(let cid, let messageID):
+            return messageDeleted(input, cid: cid, messageID: messageID)
+        case .messageDelivered(let cid, let userID, let messageID, let deliveredAt):
+            return messageDelivered(input, cid: cid, userID: userID, messageID: messageID, at: deliveredAt)
+        case .messageRead(let cid, let userID, let messageID, let readAt):
+            return messageRead(input, cid: cid, userID: userID, messageID: messageID, at: readAt)
+        case .notificationMarkRead(let cid, let userID, let readAt):
+            return markRead(input, cid: cid, userID: userID, at: readAt)
+        case .notificationMarkUnread(let cid, let userID, let messageID):
+            return markUnread(input, cid: cid, userID: userID, messageID: messageID)
+        case .userUpdated, .channelTypeUpdated:
+            return []
+        }
+    }
+
+    // MARK: Interning
+
+    /// The index of `userID`, interning it.
+    mutating func intern(_ userID: String) -> UInt32 {
+        if let index = userIndex[userID] { return index }
+        let index = UInt32(users.count)
+        precondition(index <= ChannelState.senderMask, "more than 2^29 users")
+        users.append(userID)
+        userIndex[userID] = index
+        userChannels.append([])
+        return index
+    }
+
+    /// The moment of an input: its `*_at` if given, else the envelope time, else ``fallbackTime``.
+    mutating func timeCode(_ at: String?, _ input: ReducerInput) -> Int64 {
+        times.encode(at ?? input.time ?? Self.fallbackTime)
+    }
+
+    // MARK: Introspection
+
+    /// The number of channels.
+    public var channelCount: Int { channels.count }
+
+    /// The number of interned users.
+    public var userCount: Int { users.count }
+
+    /// How many inputs were rejected for `reason` so far.
+    public func rejectedCount(_ reason: RejectionReason) -> UInt64 {
+        // `allCases` holds every case, so the index exists.
+        rejections[RejectionReason.allCases.firstIndex(of: reason)!]
+    }
+
+    /// The current members of `cid`, sorted; `nil` for an unknown channel.
+    public func members(of cid: String) -> [String]? {
+        guard let ci = channelIndex[cid] else { return nil }
+        return channels[Int(ci)].members.filter(\.isMember).map { users[Int($0.user)] }.sorted()
+    }
+
+    /// The number of messages retained in `cid` (deleted ones included).
+    public func messageCount(of cid: String) -> Int? {
+        guard let ci = channelIndex[cid] else { return nil }
+        return channels[Int(ci)].messageIDs.count
+    }
+
+    /// The read watermark's message id of `userID` in `cid` (kept for removed members),
+    /// `.some(nil)` when they have read nothing, `nil` when there is no record.
+    public func readWatermark(cid: String, userID: String) -> String?? {
+        guard let (channel, record) = record(cid: cid, userID: userID) else { return nil }
+        return .some(channel.messageID(at: record.readPosition))
+    }
+
+    /// The delivered watermark's message id of `userID` in `cid`, like ``readWatermark(cid:userID:)``.
+    public func deliveredWatermark(cid: String, userID: String) -> String?? {
+        guard let (channel, record) = record(cid: cid, userID: userID) else { return nil }
+        return .some(channel.messageID(at: record.deliveredPosition))
+    }
+
+    /// `unread_messages` of `userID` in `cid`, `nil` without a record.
+    public func unreadMessages(cid: String, userID: String) -> Int? {
+        guard let (channel, record) = record(cid: cid, userID: userID) else { return nil }
+        return channel.unread(after: record.readPosition, user: record.user)
+    }
+
+    /// `(total_unread_count, unread_channels)` of `userID` over their current channels.
+    public func unreadTotals(userID: String) -> (total: Int, channels: Int) {
+        guard let user = userIndex[userID] else { return (0, 0) }
+        return totals(user)
+    }
+
+    private func record(cid: String, userID: String) -> (ChannelState, MemberState)? {
+        guard let ci = channelIndex[cid], let user = userIndex[userID] else { return nil }
+        let channel = channels[Int(ci)]
+        guard let slot = channel.slots[user] else { return nil }
+        return (channel, channel.members[Int(slot)])
+    }
+
+    /// `(total_unread_count, unread_channels)` of `user`: O(channels × log n).
+    func totals(_ user: UInt32) -> (total: Int, channels: Int) {
+        var total = 0
+        var count = 0
+        for ci in userChannels[Int(user)] {
+            let channel = channels[Int(ci)]
+            // userChannels lists only channels where the user has a current slot.
+            let slot = channel.slots[user]!
+            let unread = channel.unread(after: channel.members[Int(slot)].readPosition, user: user)
+            total += unread
+            if unread > 0 { count += 1 }
+        }
+        return (total, count)
+    }
+}

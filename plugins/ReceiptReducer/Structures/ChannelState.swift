@@ -1,0 +1,216 @@
+/// Everything the reducer keeps for one channel, with the count structures.
+///
+/// - Messages: ids by position, sender and flags packed in a `UInt32`, an id
+///   index, a Fenwick tree of "countable" flags (regular, not silent, not
+///   deleted) and, per sender, the sorted positions of their countable messages.
+/// - Members: records by slot, a user → slot map, Fenwick trees counting current
+///   members by read and by delivered position (element `p + 1` for position
+///   `p`, element 0 for "none"), and the readers' order.
+struct ChannelState: Sendable {
+    /// Flag bits in ``messageInfo``; the low 29 bits are the sender.
+    static let systemBit: UInt32 = 1 << 29
+    static let silentBit: UInt32 = 1 << 30
+    static let deletedBit: UInt32 = 1 << 31
+    static let senderMask: UInt32 = (1 << 29) - 1
+
+    /// The channel id.
+    let cid: String
+    /// Message ids by position.
+    var messageIDs: [String] = []
+    /// Sender and flags by position.
+    var messageInfo: [UInt32] = []
+    /// Message id → position.
+    var messageIndex = PositionIndex()
+    /// 1 at each countable message.
+    var countable = Fenwick()
+    /// Sender → sorted positions of their countable messages.
+    var ownCountable: [UInt32: [Int32]] = [:]
+    /// Member records by slot (current and removed).
+    var members: [MemberState] = []
+    /// User → slot in ``members``.
+    var slots: [UInt32: Int32] = [:]
+    /// Current members.
+    var memberCount = 0
+    /// Current members by read position (element `p + 1`).
+    var reads = Fenwick([0])
+    /// Current members by delivered position (element `p + 1`).
+    var delivered = Fenwick([0])
+    /// Current members, furthest read first.
+    var readers = ReaderList()
+
+    init(cid: String) {
+        self.cid = cid
+    }
+
+    /// The last message's position, -1 when there is none.
+    var latest: Int32 { Int32(messageIDs.count) - 1 }
+
+    /// Whether the message at `position` counts as unread for others.
+    static func isCountable(_ info: UInt32) -> Bool {
+        info & (systemBit | silentBit | deletedBit) == 0
+    }
+
+    /// The message id at `position`, `nil` for -1.
+    func messageID(at position: Int32) -> String? {
+        position >= 0 ? messageIDs[Int(position)] : nil
+    }
+
+    /// The sender of the message at `position`.
+    func sender(at position: Int32) -> UInt32 {
+        messageInfo[Int(position)] & Self.senderMask
+    }
+
+    /// Countable messages after `position` not sent by `user`: O(log n).
+    func unread(after position: Int32, user: UInt32) -> Int {
+        let all = countable.total - countable.prefix(Int(position) + 1)
+        guard let own = ownCountable[user], !own.isEmpty else { return all }
+        return all - (own.count - Self.upperBound(own, position))
+    }
+
+    /// The first countable message after `position` not sent by `user`, if any:
+    /// O(log² n) (a run of the user's own messages is skipped by binary search).
+    func firstUnread(after position: Int32, user: UInt32) -> Int32? {
+        let before = countable.prefix(Int(position) + 1)
+        guard countable.total > before else { return nil }
+        let rank = before + 1  // rank (1-based) of the first countable after `position`
+        let first = Int32(countable.select(rank))
+        guard let own = ownCountable[user] else { return first }
+        let i = Self.lowerBound(own, first)
+        guard i < own.count, own[i] == first else { return first }
+        // own[i...] hold ranks r(own[j]) >= rank + (j - i); the run of own messages
+        // at consecutive ranks ends at the first j where r(own[j]) - j > rank - i.
+        var low = i
+        var high = own.count
+        while low < high {
+            let mid = (low + high) / 2
+            if countable.prefix(Int(own[mid]) + 1) - mid > rank - i { high = mid } else { low = mid + 1 }
+        }
+        let target = rank + (low - i)
+        guard target <= countable.total else { return nil }
+        return Int32(countable.select(target))
+    }
+
+    /// The first index in `sorted` whose element is greater than `value`.
+    static func upperBound(_ sorted: [Int32], _ value: Int32) -> Int {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sorted[mid] <= value { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// The first index in `sorted` whose element is not less than `value`.
+    static func lowerBound(_ sorted: [Int32], _ value: Int32) -> Int {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sorted[mid] < value { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    // MARK: Changes
+
+    /// Appends a message and returns its position.
+    mutating func appendMessage(id: String, sender: UInt32, system: Bool, silent: Bool) -> Int32 {
+        let position = Int32(messageIDs.count)
+        var info = sender
+        if system { info |= Self.systemBit }
+        if silent { info |= Self.silentBit }
+        messageIDs.append(id)
+        messageInfo.append(info)
+        messageIndex.insert(position, in: messageIDs)
+        let counts = Self.isCountable(info)
+        countable.append(counts ? 1 : 0)
+        if counts { ownCountable[sender, default: []].append(position) }
+        reads.append(0)
+        delivered.append(0)
+        return position
+    }
+
+    /// Marks the message at `position` deleted; `false` if it already was.
+    mutating func deleteMessage(at position: Int32) -> Bool {
+        let info = messageInfo[Int(position)]
+        guard info & Self.deletedBit == 0 else { return false }
+        messageInfo[Int(position)] = info | Self.deletedBit
+        if Self.isCountable(info) {
+            countable.add(Int(position), -1)
+            let sender = info & Self.senderMask
+            let i = Self.lowerBound(ownCountable[sender] ?? [], position)
+            ownCountable[sender]?.remove(at: i)
+        }
+        return true
+    }
+
+    /// Counts a current member's watermarks in the structures (`delta` +1) or stops counting them (-1).
+    private mutating func count(_ record: MemberState, _ delta: Int32, _ users: [String]) {
+        reads.add(Int(record.readPosition) + 1, delta)
+        delivered.add(Int(record.deliveredPosition) + 1, delta)
+        let entry = ReaderList.Entry(position: record.readPosition, user: record.user)
+        if delta > 0 { readers.insert(entry, users) } else { readers.remove(entry, users) }
+    }
+
+    /// Makes `user` a member: a returning member keeps their watermarks, a new
+    /// one starts at the latest message at `time`. Returns `false` if already a member.
+    mutating func addMember(_ user: UInt32, time: Int64, _ users: [String]) -> Bool {
+        if let slot = slots[user] {
+            guard !members[Int(slot)].isMember else { return false }
+            members[Int(slot)].isMember = true
+            memberCount += 1
+            count(members[Int(slot)], 1, users)
+            return true
+        }
+        let start = latest
+        let startTime = start >= 0 ? time : TimeTable.none
+        let record = MemberState(
+            user: user, readPosition: start, deliveredPosition: start, isMember: true, readTime: startTime,
+            deliveredTime: startTime)
+        slots[user] = Int32(members.count)
+        members.append(record)
+        memberCount += 1
+        count(record, 1, users)
+        return true
+    }
+
+    /// Stops counting `user`, keeping their record. Returns `false` if not a member.
+    mutating func removeMember(_ user: UInt32, _ users: [String]) -> Bool {
+        guard let slot = slots[user], members[Int(slot)].isMember else { return false }
+        count(members[Int(slot)], -1, users)
+        members[Int(slot)].isMember = false
+        memberCount -= 1
+        return true
+    }
+
+    /// Sets a current member's read watermark (either direction).
+    mutating func setRead(slot: Int32, to position: Int32, time: Int64, _ users: [String]) {
+        let old = members[Int(slot)]
+        if old.isMember && old.readPosition != position {
+            reads.add(Int(old.readPosition) + 1, -1)
+            reads.add(Int(position) + 1, 1)
+            readers.remove(ReaderList.Entry(position: old.readPosition, user: old.user), users)
+            readers.insert(ReaderList.Entry(position: position, user: old.user), users)
+        }
+        members[Int(slot)].readPosition = position
+        members[Int(slot)].readTime = time
+    }
+
+    /// Sets a current member's delivered watermark.
+    mutating func setDelivered(slot: Int32, to position: Int32, time: Int64) {
+        let old = members[Int(slot)]
+        if old.isMember && old.deliveredPosition != position {
+            delivered.add(Int(old.deliveredPosition) + 1, -1)
+            delivered.add(Int(position) + 1, 1)
+        }
+        members[Int(slot)].deliveredPosition = position
+        members[Int(slot)].deliveredTime = time
+    }
+
+    /// The slot of `user` if they are a member now.
+    func currentSlot(of user: UInt32) -> Int32? {
+        guard let slot = slots[user], members[Int(slot)].isMember else { return nil }
+        return slot
+    }
+}

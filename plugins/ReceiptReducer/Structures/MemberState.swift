@@ -1,0 +1,18 @@
+/// One (channel, user) record: watermarks as message positions, times as codes.
+///
+/// 32 bytes. Positions are indices in the channel's message sequence, -1 for
+/// "before the first message"; times are ``TimeTable`` codes.
+struct MemberState: Sendable, Equatable {
+    /// The interned user.
+    var user: UInt32
+    /// The read watermark's position.
+    var readPosition: Int32
+    /// The delivered watermark's position (never behind ``readPosition``).
+    var deliveredPosition: Int32
+    /// Whether the user is a member now (a removed member's record is kept).
+    var isMember: Bool
+    /// When the read watermark last moved.
+    var readTime: Int64
+    /// When the delivered watermark last moved.
+    var deliveredTime: Int64
+}

@@ -1,0 +1,125 @@
+/// Times kept as 8-byte codes instead of 16-byte strings.
+///
+/// A time in the bus's format (`2026-11-22T03:10:00.123Z`, years 0000–9999) is
+/// kept as milliseconds since 1970 and formatted back byte for byte. Any other
+/// text (the runtime should never pass one) is kept verbatim in a side table
+/// and coded as `Int64.min + 1 + index`. `Int64.min` is "no time".
+struct TimeTable: Sendable {
+    /// The code for "no time".
+    static let none = Int64.min
+    /// Times that are not in the bus's format, by code.
+    private(set) var irregular: [String] = []
+    private var irregularIndex: [String: Int] = [:]
+
+    /// An empty table.
+    init() {}
+
+    /// A table holding `irregular` (restored from a snapshot).
+    init(irregular: [String]) {
+        self.irregular = irregular
+        for (index, text) in irregular.enumerated() { irregularIndex[text] = index }
+    }
+
+    /// The code for `text`.
+    mutating func encode(_ text: String) -> Int64 {
+        if let millis = Self.parse(text) { return millis }
+        if let index = irregularIndex[text] { return Int64.min + 1 + Int64(index) }
+        irregular.append(text)
+        irregularIndex[text] = irregular.count - 1
+        return Int64.min + 1 + Int64(irregular.count - 1)
+    }
+
+    /// The text for `code`, `nil` for ``none``.
+    func decode(_ code: Int64) -> String? {
+        if code == Self.none { return nil }
+        if code < Int64.min + 1 + Int64(irregular.count) {
+            return irregular[Int(code - (Int64.min + 1))]
+        }
+        return Self.format(code)
+    }
+
+    /// Milliseconds since 1970 for `YYYY-MM-DDTHH:MM:SS.mmmZ`, or `nil`.
+    static func parse(_ text: String) -> Int64? {
+        var text = text
+        return text.withUTF8 { b -> Int64? in
+            guard b.count == 24, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A,
+                b[19] == 0x2E, b[23] == 0x5A
+            else { return nil }
+            func digits(_ from: Int, _ n: Int) -> Int64? {
+                var value: Int64 = 0
+                for i in from..<(from + n) {
+                    let d = b[i] &- 0x30
+                    guard d < 10 else { return nil }
+                    value = value * 10 + Int64(d)
+                }
+                return value
+            }
+            guard let y = digits(0, 4), let mo = digits(5, 2), let d = digits(8, 2), let h = digits(11, 2),
+                let mi = digits(14, 2), let s = digits(17, 2), let ms = digits(20, 3),
+                (1...12).contains(mo), d >= 1, d <= daysInMonth(y, mo), h < 24, mi < 60, s < 60
+            else { return nil }
+            let days = daysFromCivil(y, mo, d)
+            return ((days * 24 + h) * 60 + mi) * 60_000 + s * 1000 + ms
+        }
+    }
+
+    /// The bus's text for milliseconds since 1970.
+    static func format(_ millis: Int64) -> String {
+        var days = millis / 86_400_000
+        var rest = millis % 86_400_000
+        if rest < 0 {
+            rest += 86_400_000
+            days -= 1
+        }
+        let (y, m, d) = civilFromDays(days)
+        var out: [UInt8] = []
+        out.reserveCapacity(24)
+        func put(_ value: Int64, _ width: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
+            var v = value
+            while divisor > 0 {
+                out.append(0x30 + UInt8(v / divisor))
+                v %= divisor
+                divisor /= 10
+            }
+        }
+        put(y, 4); out.append(0x2D); put(m, 2); out.append(0x2D); put(d, 2); out.append(0x54)
+        put(rest / 3_600_000, 2); out.append(0x3A); put(rest / 60_000 % 60, 2); out.append(0x3A)
+        put(rest / 1000 % 60, 2); out.append(0x2E); put(rest % 1000, 3); out.append(0x5A)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func isLeap(_ y: Int64) -> Bool { y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) }
+
+    private static func daysInMonth(_ y: Int64, _ m: Int64) -> Int64 {
+        switch m {
+        case 2: isLeap(y) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 (H. Hinnant's algorithm).
+    private static func daysFromCivil(_ year: Int64, _ m: Int64, _ d: Int64) -> Int64 {
+        let y = m <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    private static func civilFromDays(_ days: Int64) -> (Int64, Int64, Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let y = yoe + era * 400
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (m <= 2 ? y + 1 : y, m, d)
+    }
+}
