@@ -89,6 +89,12 @@ let package = Package(
         ),
         .target(name: "ReceiptReducer", dependencies: ["EventBus"], path: "plugins/ReceiptReducer", swiftSettings: strict),
         .executableTarget(
+            name: "receipt-reducer",
+            dependencies: ["EventBus", "EventBusPlugin", "ReceiptReducer"],
+            path: "plugins/receipt-reducer",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "identity",
             dependencies: ["EventBusPlugin"],
             path: "examples/plugins/identity",

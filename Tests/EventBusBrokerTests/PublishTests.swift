@@ -117,4 +117,21 @@ import Testing
         #expect(stats["head_seq"] as? Int == 50)
         #expect((stats["stages"] as? [String: Int])?["in"] == 50)
     }
+
+    @Test func eventWithoutTimeAtInGetsTheAppendTimeAndOthersStayByteForByte() throws {
+        let bus = try TestBroker(); defer { bus.stop() }
+        let peer = try bus.peer()
+        let untimed = Array(#"{"specversion":"1.0","id":"u1","source":"/t","type":"message.read","subject":"messaging:general","data":{"cid":"messaging:general","user_id":"bob","message_id":"m1"}}"#.utf8)
+        let timed = Events.read(id: "t1")
+        #expect(try peer.call("PUB", [Array("in".utf8), untimed, timed]).values == ["1", "2"])
+        #expect(try peer.call("CONSUME", ["c", "earliest", "10", "in/"]).isOK)
+        var events: [[UInt8]] = []
+        while events.count < 2, let frames = try peer.receive() {
+            if frames.count == 6 { events.append(frames[5]) }
+        }
+        let stamped = try EventValidator.validate(events[0], stage: "in").envelope
+        #expect(stamped.id == "u1")
+        #expect(Identifier.isValidTimestamp(stamped.time ?? ""))
+        #expect(events[1] == timed)
+    }
 }

@@ -34,6 +34,7 @@ extension BrokerCore {
         records.reserveCapacity(events.count)
         answers.reserveCapacity(events.count)
         let stageBytes = Array(stage.utf8)
+        var appendTime: String?
         for (position, frame) in events.enumerated() {
             guard frame.count <= config.maxEventBytes else {
                 throw BusError(.tooLarge, "event \(position): \(frame.count) bytes, max_event_bytes is \(config.maxEventBytes)")
@@ -41,6 +42,15 @@ extension BrokerCore {
             let envelope: EventEnvelope
             do { envelope = try EventValidator.validate(frame, stage: stage).envelope } catch {
                 throw BusError(error.code, "event \(position): \(error.message)")
+            }
+            var stored = frame
+            if envelope.time == nil && stage == Stage.in {
+                // SPEC.md: a missing `*_at` means the envelope's time, or the broker's
+                // append time if that is missing too. Stamp it once, here, so that every
+                // stage and every replay reads the same time.
+                let time = appendTime ?? Clock.rfc3339(Clock.wallMilliseconds())
+                appendTime = time
+                stored = Self.stamping(frame, time: time)
             }
             let source = Array(envelope.source.utf8), id = Array(envelope.id.utf8)
             let key = DedupKey(stage: stageBytes, source: source, id: id)
@@ -56,7 +66,7 @@ extension BrokerCore {
                 keys.append(key)
                 records.append(PendingRecord(
                     topic: Topic.make(stage: stage, subject: envelope.subject, type: envelope.type),
-                    source: source, id: id, event: frame))
+                    source: source, id: id, event: stored))
             }
         }
 
@@ -75,6 +85,17 @@ extension BrokerCore {
             }
         }
         unconfirmed.append(PendingConfirm(peer: message.peer, correlation: message.correlation, seqs: seqs))
+    }
+
+    /// `frame` with `"time":"…",` inserted as its first member (it is a valid JSON object).
+    static func stamping(_ frame: [UInt8], time: String) -> [UInt8] {
+        guard let brace = frame.firstIndex(of: UInt8(ascii: "{")) else { return frame }
+        var stamped = [UInt8]()
+        stamped.reserveCapacity(frame.count + 40)
+        stamped.append(contentsOf: frame[...brace])
+        stamped.append(contentsOf: #""time":"\#(time)","#.utf8)
+        stamped.append(contentsOf: frame[(brace + 1)...])
+        return stamped
     }
 
     /// Appends records and hands them to the kernel; on failure nothing stays.

@@ -1,0 +1,57 @@
+import EventBus
+import EventBusPlugin
+import ReceiptReducer
+
+/// The reducer's state as the plugin runtime commits it.
+struct ReducerState: PluginState {
+    var reducer: ReceiptReducer
+
+    init(reducer: ReceiptReducer = ReceiptReducer()) { self.reducer = reducer }
+
+    init(snapshot: [UInt8]) throws { reducer = try ReceiptReducer(snapshot: snapshot) }
+
+    func snapshot() -> [UInt8] { reducer.encodeSnapshot() }
+}
+
+/// The `receipt-reducer` plugin: folds the ingress stage into watermarks and
+/// counts, emits the egress events (SPEC.md "Egress events") and answers the
+/// `receipts` service.
+///
+/// It consumes the receipt events (`message.*`, `notification.*`) and replaces
+/// them with what the fold emits; it passes every other event on unchanged —
+/// membership and settings included, so the privacy filters after it see them
+/// in log order.
+struct ReceiptReducerPlugin: Plugin {
+    let name = "receipt-reducer"
+    var services: [String] { ["receipts"] }
+
+    func initialState() -> ReducerState { ReducerState() }
+
+    func handle(_ event: PluginEvent, state: inout ReducerState, output: inout PluginOutput) throws {
+        if let query = QueryEvent(event) {
+            guard query.service == "receipts" else {
+                output.pass(event)  // another plugin's service
+                return
+            }
+            do {
+                output.reply(to: query, result: try state.reducer.query(method: query.method, params: query.params))
+            } catch {
+                output.reply(to: query, errorCode: ErrorCode(rawValue: error.code) ?? .badRequest, message: error.message)
+            }
+            return
+        }
+        guard let (envelope, payload) = try event.ingress() else {
+            output.pass(event)
+            return
+        }
+        if EventType(rawValue: envelope.type)?.isPrivate == true {
+            // Membership and settings go on, in log order, for the stages after this one.
+            output.pass(event)
+        }
+        let outputs = state.reducer.apply(ReducerInput(seq: event.seq, time: envelope.time, payload: payload, data: envelope.data))
+        for produced in outputs {
+            output.emit(type: produced.type, subject: produced.subject, data: produced.data, time: envelope.time,
+                        to: produced.stage == Stage.diag ? .diag : .next)
+        }
+    }
+}

@@ -1,0 +1,3 @@
+import EventBusPlugin
+
+await PluginMain.run(ReceiptReducerPlugin())
