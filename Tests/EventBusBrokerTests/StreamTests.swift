@@ -23,6 +23,7 @@ import ZeroMQ
         let second = try #require(try sub.receive())
         #expect(String(decoding: second[0], as: UTF8.self) == "diag/messaging:general/receipt.rejected")
         #expect(second[1] == [0, 0, 0, 0, 0, 0, 0, 4])
+        #expect((try peer.call("STATS").json["diag"] as? [String: Int]) == ["receipt.rejected": 1])
     }
 
     @Test func privateTypesNeverLeaveOnTheStream() throws {

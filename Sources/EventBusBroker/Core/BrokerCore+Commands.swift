@@ -124,6 +124,9 @@ extension BrokerCore {
             w.key(code.wire); w.int(count)
         }
         w.endObject()
+        w.key("diag"); w.beginObject()
+        for (type, count) in statistics.diagnostics.sorted(by: { $0.key < $1.key }) { w.key(type); w.int(count) }
+        w.endObject()
         w.key("dedup_hits"); w.int(statistics.dedupHits)
         w.key("dedup_window_ids"); w.int(dedup.count)
         w.key("pending_requests"); w.int(requests.count)

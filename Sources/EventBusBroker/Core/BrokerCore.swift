@@ -214,6 +214,7 @@ final class BrokerCore {
             index.append(stage: stage, seq: record.seq)
             cache.append(record)
             statistics.published[stage, default: 0] += 1
+            if stage == Stage.diag { statistics.diagnostics[record.type, default: 0] += 1 }
             if stage == "out" || stage == "diag" { route(record, stage: stage) }
             visibleSeq = record.seq
         }

@@ -8,6 +8,8 @@ struct BrokerStatistics {
     var dedupHits = 0
     /// Events appended since start, by stage.
     var published: [String: Int] = [:]
+    /// `diag` events appended since start, by type (rejections, suppressions, …).
+    var diagnostics: [String: Int] = [:]
     /// Live subscriptions on the stream socket.
     var streamSubscriptions = 0
     /// Replies or deliveries that could not be queued to a peer.
