@@ -127,7 +127,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["EventBus", "EventBusBroker", "EventBusSupervisor", "ZeroMQ"],
+            dependencies: ["EventBus", "EventBusBroker", "EventBusSupervisor", "ReceiptReducer", "ZeroMQ"],
             swiftSettings: strict
         ),
     ]
