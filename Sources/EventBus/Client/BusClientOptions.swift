@@ -1,0 +1,34 @@
+/// How a ``BusClient`` connects and how long it waits.
+public struct BusClientOptions: Sendable {
+    /// The broker's command endpoint (its ROUTER).
+    public var endpoint: String
+    /// The name this client gives in `HELLO` and in its log lines.
+    public var name: String
+    /// How long any call waits for its reply before failing with ``ErrorCode/timeout``.
+    ///
+    /// A client-side guard, on top of the broker's own `REQ` timeout; it covers a
+    /// broker that is down or unreachable.
+    public var requestTimeout: Duration
+    /// How long an idempotent request (`PUB`, `STATS`, `PING`, `HELLO`) waits for its
+    /// reply before it is sent again with the same CORR.
+    public var resendAfter: Duration
+
+    /// Creates options; every argument has the protocol's default.
+    ///
+    /// - Parameters:
+    ///   - endpoint: The broker's command endpoint.
+    ///   - name: This client's name.
+    ///   - requestTimeout: How long a call waits before failing with ``ErrorCode/timeout``.
+    ///   - resendAfter: How long an idempotent request waits before it is sent again.
+    public init(
+        endpoint: String = WireProtocol.defaultCommandEndpoint,
+        name: String = "client",
+        requestTimeout: Duration = .seconds(10),
+        resendAfter: Duration = .seconds(2)
+    ) {
+        self.endpoint = endpoint
+        self.name = name
+        self.requestTimeout = requestTimeout
+        self.resendAfter = resendAfter
+    }
+}

@@ -1,0 +1,160 @@
+/// Building the messages a client sends and parsing the ones it receives (EB1).
+///
+/// Pure functions over frames, no I/O, so that they are tested on their own.
+enum ClientFrames {
+    /// A message from the broker, parsed once.
+    enum Inbound: Equatable {
+        /// `OK` for a request: the frames after CORR.
+        case ok(corr: [UInt8], body: [[UInt8]])
+        /// `ERR` for a request.
+        case err(corr: [UInt8], error: BusError)
+        /// `EVT` pushed to a durable consumer.
+        case event(name: String, delivery: Delivery)
+        /// `END`: the consumer was taken over or stopped by the broker.
+        case end(name: String, reason: String)
+        /// Anything else; the string says what is wrong.
+        case malformed(String)
+    }
+
+    /// The first byte of the CORR of an `ACK`, followed by the 8-byte SEQ acked.
+    ///
+    /// An ACK has no reply unless it fails; this lets the client say which ACK failed
+    /// without remembering any. Request CORRs are exactly 8 bytes, so the two never clash.
+    static let ackCorrelationMarker = UInt8(ascii: "A")
+
+    /// A request's CORR: the request number as 8 big-endian bytes.
+    static func correlation(_ number: UInt64) -> [UInt8] {
+        withUnsafeBytes(of: number.bigEndian) { Array($0) }
+    }
+
+    /// The request number in a CORR made by ``correlation(_:)``, or `nil`.
+    static func requestNumber(_ corr: [UInt8]) -> UInt64? {
+        guard corr.count == 8 else { return nil }
+        return bigEndianUInt64(corr)
+    }
+
+    /// The SEQ in an ACK's CORR, or `nil` when `corr` is not one.
+    static func ackedSeq(_ corr: [UInt8]) -> UInt64? {
+        guard corr.count == 9, corr[0] == ackCorrelationMarker else { return nil }
+        return bigEndianUInt64(corr[1...])
+    }
+
+    /// Decodes 8 big-endian bytes (the stream socket's SEQ frame); `nil` for another length.
+    static func bigEndianUInt64<C: Collection<UInt8>>(_ bytes: C) -> UInt64? {
+        guard bytes.count == 8 else { return nil }
+        return bytes.reduce(0) { ($0 << 8) | UInt64($1) }
+    }
+
+    /// A request: `"EB1", VERB, CORR, args…`.
+    static func request(_ verb: Verb, corr: [UInt8], _ arguments: [[UInt8]] = []) -> [[UInt8]] {
+        [WireProtocol.signature, verb.bytes, corr] + arguments
+    }
+
+    /// `ACK NAME SEQ`, with a CORR that names the SEQ.
+    static func ack(name: String, seq: UInt64) -> [[UInt8]] {
+        request(.ack, corr: [ackCorrelationMarker] + correlation(seq), [Array(name.utf8), decimal(seq)])
+    }
+
+    /// The arguments of `CONSUME`: NAME, START, CREDIT, PREFIX….
+    static func consumeArguments(name: String, start: ConsumeStart, credit: Int, prefixes: [String]) -> [[UInt8]] {
+        [Array(name.utf8), Array(start.wire.utf8), decimal(UInt64(max(credit, 0)))] + prefixes.map { Array($0.utf8) }
+    }
+
+    /// The `REQ` body: `{"method": METHOD, "params": PARAMS}`, PARAMS inserted as given.
+    static func requestBody(method: String, params: String) -> [UInt8] {
+        let trimmed = params.trimmingASCIIWhitespace()
+        return Array("{\"method\":\(JSONText.quoted(method)),\"params\":\(trimmed.isEmpty ? "{}" : trimmed)}".utf8)
+    }
+
+    /// The `HELLO` body: `{"name", "role", "version"}`.
+    static func helloBody(name: String, role: String, version: String) -> [UInt8] {
+        Array("{\"name\":\(JSONText.quoted(name)),\"role\":\(JSONText.quoted(role)),\"version\":\(JSONText.quoted(version))}".utf8)
+    }
+
+    /// ASCII decimal, as every SEQ on the command socket.
+    static func decimal(_ value: UInt64) -> [UInt8] { Array(String(value).utf8) }
+
+    /// Parses an ASCII decimal SEQ frame: digits only, no sign, no spaces.
+    static func parseDecimal(_ frame: [UInt8]) -> UInt64? {
+        guard !frame.isEmpty, frame.count <= 20, frame.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return UInt64(String(decoding: frame, as: UTF8.self))
+    }
+
+    /// The SEQs of a `PUB`'s `OK` body, one frame per event published.
+    static func parseSeqs(_ body: [[UInt8]], expected: Int) -> Result<[UInt64], BusError> {
+        guard body.count == expected else {
+            return .failure(BusError(.badFrame, "OK for PUB carried \(body.count) SEQ frames for \(expected) events"))
+        }
+        var seqs: [UInt64] = []
+        seqs.reserveCapacity(body.count)
+        for (index, frame) in body.enumerated() {
+            guard let seq = parseDecimal(frame) else {
+                return .failure(BusError(.badFrame, "OK for PUB: SEQ frame \(index) is not a decimal number"))
+            }
+            seqs.append(seq)
+        }
+        return .success(seqs)
+    }
+
+    /// Parses a message received on the DEALER.
+    static func parse(_ frames: [[UInt8]]) -> Inbound {
+        guard frames.count >= 2 else { return .malformed("a message of \(frames.count) frame(s)") }
+        guard frames[0] == WireProtocol.signature else { return .malformed("frame 0 is not the EB1 signature") }
+        let verbText = String(decoding: frames[1], as: UTF8.self)
+        switch Verb(rawValue: verbText) {
+        case .ok:
+            guard frames.count >= 3 else { return .malformed("OK without CORR") }
+            return .ok(corr: frames[2], body: Array(frames.dropFirst(3)))
+        case .err:
+            guard frames.count >= 5 else { return .malformed("ERR with \(frames.count) frames, expected 5") }
+            let codeText = String(decoding: frames[3], as: UTF8.self)
+            let message = String(decoding: frames[4], as: UTF8.self)
+            let error = ErrorCode(rawValue: codeText).map { BusError($0, message) }
+                ?? BusError(.badFrame, "unknown error code \(codeText): \(message)")
+            return .err(corr: frames[2], error: error)
+        case .evt:
+            guard frames.count == 6 else { return .malformed("EVT with \(frames.count) frames, expected 6") }
+            guard let seq = parseDecimal(frames[3]) else { return .malformed("EVT SEQ frame is not a decimal number") }
+            let delivery = Delivery(seq: seq, topic: String(decoding: frames[4], as: UTF8.self), event: frames[5])
+            return .event(name: String(decoding: frames[2], as: UTF8.self), delivery: delivery)
+        case .end:
+            guard frames.count >= 3 else { return .malformed("END without NAME") }
+            let reason = frames.count >= 4 ? String(decoding: frames[3], as: UTF8.self) : ""
+            return .end(name: String(decoding: frames[2], as: UTF8.self), reason: reason)
+        default:
+            return .malformed("unexpected verb \(verbText.prefix(32))")
+        }
+    }
+}
+
+/// Minimal JSON text helpers (the client builds a few small JSON objects).
+enum JSONText {
+    /// `value` as a JSON string literal, with quotes, backslashes and control characters escaped.
+    static func quoted(_ value: String) -> String {
+        var out = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case let c where c.value < 0x20:
+                let hex = String(c.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+extension String {
+    /// The string without leading and trailing spaces, tabs, CRs and LFs.
+    func trimmingASCIIWhitespace() -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+        guard let first = firstIndex(where: { !isSpace($0) }),
+              let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[first...last])
+    }
+}

@@ -1,0 +1,300 @@
+import Logging
+
+/// The client's protocol bookkeeping, as a value-type state machine with no I/O.
+///
+/// The I/O thread feeds it what happens (a call, a message, a connection event, the
+/// clock) and carries out the ``Action``s it returns. It keeps the requests waiting
+/// for their replies (by CORR), the durable consumers and their offsets, and decides
+/// what to resend and when. `Waiter` is what resumes a caller (a continuation);
+/// `Sink` is where a consumer's deliveries go. Tests use plain values for both.
+struct ClientState<Waiter, Sink> {
+    /// Something for the I/O thread to do.
+    enum Action {
+        /// Send `frames`; when the socket refuses it (high-water mark), report
+        /// ``ClientState/sendFailed(request:)`` with `request` if it is not `nil`.
+        case send(request: UInt64?, frames: [[UInt8]])
+        /// Resume a caller.
+        case complete(Waiter, Result<[[UInt8]], BusError>)
+        /// Hand a delivery to a consumer.
+        case deliver(Sink, Delivery)
+        /// End a consumer's sequence: with an error, or normally (`endReason` set when the broker sent `END`).
+        case finish(Sink, error: BusError?, endReason: String?)
+        /// Write a log line.
+        case log(Logger.Level, Logger.Message)
+    }
+
+    /// A request waiting for its reply.
+    struct Pending {
+        let verb: Verb
+        let frames: [[UInt8]]
+        /// `nil` for the client's own requests (a re-`CONSUME` after a reconnect).
+        let waiter: Waiter?
+        let deadline: ContinuousClock.Instant
+        /// When to send it again if no reply came; `nil` when it is not idempotent.
+        var resendAt: ContinuousClock.Instant?
+        /// The socket refused it; send it at the next tick.
+        var needsSend = false
+        /// For `CONSUME` (the caller's or the client's own), the consumer's name.
+        let consumer: String?
+    }
+
+    /// A durable consumer of this client.
+    struct Consumer {
+        let sink: Sink
+        let prefixes: [String]
+        let credit: Int
+        let start: ConsumeStart
+        /// The highest SEQ acked by the application.
+        var lastAcked: UInt64?
+        /// The highest SEQ handed to the application; lower or equal ones are dropped.
+        var highestDelivered: UInt64?
+        /// The first `CONSUME` got its `OK`.
+        var active = false
+    }
+
+    let endpoint: String
+    let requestTimeout: Duration
+    let resendAfter: Duration
+    private(set) var nextRequest: UInt64 = 1
+    private(set) var pending: [UInt64: Pending] = [:]
+    private(set) var consumers: [String: Consumer] = [:]
+    /// The connection was lost and has not come back yet.
+    private(set) var lostConnection = false
+
+    init(endpoint: String, requestTimeout: Duration, resendAfter: Duration) {
+        self.endpoint = endpoint
+        self.requestTimeout = requestTimeout
+        self.resendAfter = resendAfter
+    }
+
+    // MARK: Calls
+
+    /// A request from a caller: `verb` with `arguments`, answered through `waiter`.
+    mutating func request(_ verb: Verb, _ arguments: [[UInt8]], waiter: Waiter, now: ContinuousClock.Instant) -> [Action] {
+        let idempotent = verb == .pub || verb == .stats || verb == .ping || verb == .hello
+        return register(verb, arguments, waiter: waiter, consumer: nil, idempotent: idempotent, now: now)
+    }
+
+    /// A caller's `CONSUME`: registers the consumer (so that deliveries arriving right
+    /// after the `OK` find it) and sends the request.
+    mutating func consume(
+        name: String, start: ConsumeStart, credit: Int, prefixes: [String],
+        waiter: Waiter, sink: Sink, now: ContinuousClock.Instant
+    ) -> [Action] {
+        if consumers[name] != nil {
+            return [.complete(waiter, .failure(BusError(.badArgs, "consumer \(name) is already active on this client")))]
+        }
+        consumers[name] = Consumer(sink: sink, prefixes: prefixes, credit: credit, start: start)
+        let arguments = ClientFrames.consumeArguments(name: name, start: start, credit: credit, prefixes: prefixes)
+        return register(.consume, arguments, waiter: waiter, consumer: name, idempotent: false, now: now)
+    }
+
+    /// The application is done with every event of consumer `name` up to `seq`.
+    mutating func ack(name: String, seq: UInt64) -> [Action] {
+        guard var consumer = consumers[name] else {
+            return [.log(.debug, "ACK \(seq) for consumer \(name), which is no longer active, not sent")]
+        }
+        consumer.lastAcked = max(consumer.lastAcked ?? 0, seq)
+        consumers[name] = consumer
+        return [.send(request: nil, frames: ClientFrames.ack(name: name, seq: seq))]
+    }
+
+    /// Stops consumer `name`: its sequence ends now, and `CANCEL` goes to the broker.
+    mutating func cancel(name: String, waiter: Waiter, now: ContinuousClock.Instant) -> [Action] {
+        guard let consumer = consumers.removeValue(forKey: name) else {
+            return [.complete(waiter, .success([]))]
+        }
+        var actions: [Action] = [.finish(consumer.sink, error: nil, endReason: nil)]
+        actions += register(.cancel, [Array(name.utf8)], waiter: waiter, consumer: name, idempotent: false, now: now)
+        return actions
+    }
+
+    private mutating func register(
+        _ verb: Verb, _ arguments: [[UInt8]], waiter: Waiter?, consumer: String?,
+        idempotent: Bool, now: ContinuousClock.Instant
+    ) -> [Action] {
+        let number = nextRequest
+        nextRequest += 1
+        let frames = ClientFrames.request(verb, corr: ClientFrames.correlation(number), arguments)
+        pending[number] = Pending(
+            verb: verb, frames: frames, waiter: waiter, deadline: now + requestTimeout,
+            resendAt: idempotent ? now + resendAfter : nil, consumer: consumer)
+        return [.send(request: number, frames: frames)]
+    }
+
+    /// The socket refused request `number`; it is sent again at the next tick.
+    mutating func sendFailed(request number: UInt64) {
+        pending[number]?.needsSend = true
+    }
+
+    // MARK: Messages
+
+    /// A message arrived on the DEALER.
+    mutating func received(_ frames: [[UInt8]]) -> [Action] {
+        switch ClientFrames.parse(frames) {
+        case .ok(let corr, let body):
+            return replied(corr, .success(body))
+        case .err(let corr, let error):
+            if let seq = ClientFrames.ackedSeq(corr) {
+                return [.log(.warning, "ACK of SEQ \(seq) failed: \(error.code.wire): \(error.message)")]
+            }
+            return replied(corr, .failure(error))
+        case .event(let name, let delivery):
+            guard var consumer = consumers[name] else {
+                return [.log(.debug, "EVT \(delivery.seq) for consumer \(name), which is not active here, dropped")]
+            }
+            if let highest = consumer.highestDelivered, delivery.seq <= highest { return [] }
+            consumer.highestDelivered = delivery.seq
+            consumers[name] = consumer
+            return [.deliver(consumer.sink, delivery)]
+        case .end(let name, let reason):
+            guard let consumer = consumers.removeValue(forKey: name) else { return [] }
+            return [
+                .log(.warning, "consumer \(name) ended by the broker: \(reason)"),
+                .finish(consumer.sink, error: nil, endReason: reason),
+            ]
+        case .malformed(let what):
+            return [.log(.warning, "malformed message from the broker dropped: \(what)")]
+        }
+    }
+
+    private mutating func replied(_ corr: [UInt8], _ result: Result<[[UInt8]], BusError>) -> [Action] {
+        guard let number = ClientFrames.requestNumber(corr), let request = pending.removeValue(forKey: number) else {
+            // A late reply to a request that was resent, timed out or cancelled.
+            return [.log(.debug, "reply for a CORR no longer waiting dropped")]
+        }
+        var actions: [Action] = []
+        if request.verb == .consume, let name = request.consumer {
+            switch result {
+            case .success:
+                consumers[name]?.active = true
+            case .failure(let error):
+                if let consumer = consumers.removeValue(forKey: name) {
+                    if request.waiter == nil {
+                        actions.append(.log(.error, "resuming consumer \(name) failed: \(error.code.wire): \(error.message)"))
+                    }
+                    actions.append(.finish(consumer.sink, error: error, endReason: nil))
+                }
+            }
+        }
+        if let waiter = request.waiter { actions.append(.complete(waiter, result)) }
+        return actions
+    }
+
+    // MARK: Connection
+
+    /// The monitor reported the connection lost.
+    mutating func disconnected() -> [Action] {
+        lostConnection = true
+        return [.log(.warning, "connection to \(endpoint) lost; reconnecting")]
+    }
+
+    /// The monitor reported a connection. After a loss, resends every request still
+    /// waiting (same CORR) and resumes every consumer from its last ACK.
+    mutating func connected(now: ContinuousClock.Instant) -> [Action] {
+        guard lostConnection else { return [.log(.debug, "connected to \(endpoint)")] }
+        lostConnection = false
+        var actions: [Action] = [.log(.info, "reconnected to \(endpoint); resending \(pending.count) request(s)")]
+        for number in pending.keys.sorted() {
+            // Safe: iterating over the keys of `pending`, which nothing removes here.
+            var request = pending[number]!
+            if request.verb == .cancel {
+                // The consumer lived on the lost connection; there is nothing left to cancel.
+                pending[number] = nil
+                if let waiter = request.waiter { actions.append(.complete(waiter, .success([]))) }
+                continue
+            }
+            if request.waiter == nil && request.verb == .consume {
+                // A resume for the previous connection; a fresh one follows below.
+                pending[number] = nil
+                continue
+            }
+            request.needsSend = false
+            if request.resendAt != nil { request.resendAt = now + resendAfter }
+            pending[number] = request
+            actions.append(.send(request: number, frames: request.frames))
+        }
+        for name in consumers.keys.sorted() {
+            // Safe: iterating over the keys of `consumers`, which nothing removes here.
+            let consumer = consumers[name]!
+            guard consumer.active else { continue }  // its first CONSUME was resent above
+            let start = consumer.lastAcked.map { ConsumeStart.seq($0 + 1) } ?? consumer.start
+            actions.append(.log(.info, "resuming consumer \(name) from \(start.wire)"))
+            let arguments = ClientFrames.consumeArguments(
+                name: name, start: start, credit: consumer.credit, prefixes: consumer.prefixes)
+            actions += register(.consume, arguments, waiter: nil, consumer: name, idempotent: false, now: now)
+            if let acked = consumer.lastAcked {
+                actions.append(.send(request: nil, frames: ClientFrames.ack(name: name, seq: acked)))
+            }
+        }
+        return actions
+    }
+
+    // MARK: Time
+
+    /// Fails the requests past their deadline and resends the idempotent ones past `resendAfter`.
+    mutating func tick(now: ContinuousClock.Instant) -> [Action] {
+        var actions: [Action] = []
+        for number in pending.keys.sorted() {
+            // Safe: iterating over the keys of `pending`; only this key is removed below.
+            var request = pending[number]!
+            if now >= request.deadline {
+                pending[number] = nil
+                let error = BusError(.timeout, "no reply from the broker at \(endpoint) to \(request.verb.rawValue) "
+                    + "within \(Self.format(requestTimeout))")
+                if let waiter = request.waiter {
+                    actions.append(.complete(waiter, .failure(error)))
+                } else if let name = request.consumer, let consumer = consumers.removeValue(forKey: name) {
+                    actions.append(.log(.error, "resuming consumer \(name) failed: \(error.message)"))
+                    actions.append(.finish(consumer.sink, error: error, endReason: nil))
+                }
+                continue
+            }
+            if request.needsSend || (request.resendAt.map { now >= $0 } ?? false) {
+                request.needsSend = false
+                if request.resendAt != nil { request.resendAt = now + resendAfter }
+                pending[number] = request
+                actions.append(.send(request: number, frames: request.frames))
+            }
+        }
+        return actions
+    }
+
+    /// The next instant at which ``tick(now:)`` has something to do, or `nil`.
+    var nextDeadline: ContinuousClock.Instant? {
+        var next: ContinuousClock.Instant?
+        for request in pending.values {
+            var due = request.deadline
+            if let resend = request.resendAt { due = min(due, resend) }
+            next = next.map { min($0, due) } ?? due
+        }
+        return next
+    }
+
+    /// The client is closing: fails every waiting request and ends every consumer.
+    mutating func shutdown(reason: BusError) -> [Action] {
+        var actions: [Action] = []
+        for number in pending.keys.sorted() {
+            // Safe: iterating over the keys of `pending`.
+            if let waiter = pending[number]!.waiter { actions.append(.complete(waiter, .failure(reason))) }
+        }
+        for name in consumers.keys.sorted() {
+            // Safe: iterating over the keys of `consumers`.
+            actions.append(.finish(consumers[name]!.sink, error: nil, endReason: nil))
+        }
+        pending = [:]
+        consumers = [:]
+        return actions
+    }
+
+    /// A duration as seconds with up to three decimals (`10 s`, `0.25 s`).
+    static func format(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let millis = attoseconds / 1_000_000_000_000_000
+        if millis == 0 { return "\(seconds) s" }
+        var fraction = String(millis)
+        fraction = String(repeating: "0", count: 3 - fraction.count) + fraction
+        while fraction.hasSuffix("0") { fraction.removeLast() }
+        return "\(seconds).\(fraction) s"
+    }
+}

@@ -1,0 +1,57 @@
+import ArgumentParser
+import EventBus
+import Glibc
+
+/// The CLI's output: results to stdout, errors and progress to stderr.
+enum Output {
+    /// Writes `text` and a newline to stdout, flushed (so that `tail` can be piped).
+    static func line(_ text: String) {
+        bytes(Array(text.utf8) + [0x0A])
+    }
+
+    /// Writes raw bytes to stdout, flushed.
+    static func bytes(_ bytes: [UInt8]) {
+        write(to: STDOUT_FILENO, bytes)
+    }
+
+    /// Writes `text` to stderr as it is (no newline added).
+    static func stderr(_ text: String) {
+        write(to: STDERR_FILENO, Array(text.utf8))
+    }
+
+    /// Writes all of `bytes` to `fd`, unbuffered (so output is never lost in a buffer at exit).
+    private static func write(to fd: Int32, _ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                // Safe: `buffer` is not empty here, so it has a base address.
+                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return  // stdout closed (a pipe's reader left): nothing more to do
+                }
+                offset += n
+            }
+        }
+    }
+
+    /// Prints `error: CODE: MESSAGE` to stderr and returns the exit status 1 to throw.
+    ///
+    /// - Parameters:
+    ///   - error: The error.
+    ///   - detail: What was being done, put before the message.
+    ///   - commandEndpoint: For a timeout, the endpoint to suggest checking.
+    static func fail(_ error: BusError, detail: String? = nil, commandEndpoint: String? = nil) -> ExitCode {
+        var message = error.message
+        if let detail { message = "\(detail): \(message)" }
+        if error.code == .timeout, let commandEndpoint { message += " (is a broker running at \(commandEndpoint)?)" }
+        stderr("error: \(error.code.wire): \(message)\n")
+        return .failure
+    }
+
+    /// Prints `error: MESSAGE` to stderr and returns the exit status 1 to throw.
+    static func fail(_ message: String) -> ExitCode {
+        stderr("error: \(message)\n")
+        return .failure
+    }
+}

@@ -1,2 +1,0 @@
-import EventBusBroker
-print("eventbus \(BrokerVersion.string)")

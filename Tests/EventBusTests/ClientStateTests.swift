@@ -1,0 +1,174 @@
+import Testing
+@testable import EventBus
+
+/// The client's bookkeeping, driven with no socket: waiters are Ints, sinks are Strings.
+@Suite struct ClientStateTests {
+    typealias State = ClientState<Int, String>
+    let t0 = ContinuousClock.now
+    func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
+    func makeState() -> State { State(endpoint: "tcp://test:1", requestTimeout: .seconds(10), resendAfter: .seconds(2)) }
+
+    func sent(_ actions: [State.Action]) -> [[[UInt8]]] {
+        actions.compactMap { if case .send(_, let frames) = $0 { frames } else { nil } }
+    }
+    func completed(_ actions: [State.Action]) -> [(Int, Result<[[UInt8]], BusError>)] {
+        actions.compactMap { if case .complete(let w, let r) = $0 { (w, r) } else { nil } }
+    }
+    func delivered(_ actions: [State.Action]) -> [UInt64] {
+        actions.compactMap { if case .deliver(_, let d) = $0 { d.seq } else { nil } }
+    }
+    func ok(_ corr: [UInt8], _ body: [[UInt8]] = []) -> [[UInt8]] { [bytes("EB1"), bytes("OK"), corr] + body }
+    func evt(_ name: String, _ seq: UInt64) -> [[UInt8]] {
+        [bytes("EB1"), bytes("EVT"), bytes(name), bytes(String(seq)), bytes("out/x/t"), bytes("{}")]
+    }
+
+    @Test func repliesResumeTheirOwnWaiterInAnyOrder() throws {
+        var state = makeState()
+        let a = sent(state.request(.ping, [], waiter: 1, now: t0))[0]
+        let b = sent(state.request(.stats, [], waiter: 2, now: t0))[0]
+        #expect(a[2] != b[2])
+        let second = completed(state.received(ok(b[2], [bytes("{}")])))
+        #expect(second.map(\.0) == [2])
+        #expect(try second[0].1.get() == [bytes("{}")])
+        #expect(completed(state.received(ok(a[2]))).map(\.0) == [1])
+        #expect(state.pending.isEmpty)
+        // A duplicate reply (after a resend) is dropped.
+        #expect(completed(state.received(ok(a[2]))).isEmpty)
+    }
+
+    @Test func errReplyFailsTheWaiterWithTheBrokersCode() {
+        var state = makeState()
+        let frames = sent(state.request(.pub, [bytes("in"), bytes("x")], waiter: 7, now: t0))[0]
+        let done = completed(state.received([bytes("EB1"), bytes("ERR"), frames[2], bytes("bad_json"), bytes("event 0")]))
+        #expect(done.count == 1)
+        #expect(throws: BusError(.badJSON, "event 0")) { try done[0].1.get() }
+    }
+
+    @Test func idempotentRequestIsResentWithTheSameCorrAfterResendAfterButREQIsNot() {
+        var state = makeState()
+        let pub = sent(state.request(.pub, [bytes("in"), bytes("x")], waiter: 1, now: t0))[0]
+        _ = state.request(.req, [bytes("receipts"), bytes("{}")], waiter: 2, now: t0)
+        #expect(sent(state.tick(now: t0 + .seconds(1))).isEmpty)
+        #expect(sent(state.tick(now: t0 + .milliseconds(2_001))) == [pub])
+        #expect(sent(state.tick(now: t0 + .milliseconds(2_500))).isEmpty)
+    }
+
+    @Test func everyRequestTimesOutAfterRequestTimeout() {
+        var state = makeState()
+        _ = state.request(.req, [bytes("receipts"), bytes("{}")], waiter: 5, now: t0)
+        #expect(completed(state.tick(now: t0 + .seconds(9))).isEmpty)
+        let done = completed(state.tick(now: t0 + .seconds(10)))
+        #expect(done.map(\.0) == [5])
+        guard case .failure(let error) = done[0].1 else { Issue.record("not a failure"); return }
+        #expect(error.code == .timeout)
+        #expect(error.message.contains("tcp://test:1"))
+        #expect(state.pending.isEmpty)
+        #expect(state.nextDeadline == nil)
+    }
+
+    @Test func refusedSendIsRetriedAtTheNextTick() {
+        var state = makeState()
+        let frames = sent(state.request(.req, [bytes("s"), bytes("{}")], waiter: 1, now: t0))[0]
+        state.sendFailed(request: 1)
+        #expect(sent(state.tick(now: t0)) == [frames])
+        #expect(sent(state.tick(now: t0)).isEmpty)
+    }
+
+    @Test func firstConnectResendsNothingButReconnectResendsEveryWaitingRequest() {
+        var state = makeState()
+        let pub = sent(state.request(.pub, [bytes("in"), bytes("x")], waiter: 1, now: t0))[0]
+        let req = sent(state.request(.req, [bytes("s"), bytes("{}")], waiter: 2, now: t0))[0]
+        #expect(sent(state.connected(now: t0)).isEmpty)
+        _ = state.disconnected()
+        #expect(sent(state.connected(now: t0)) == [pub, req])
+        // Only once per loss.
+        #expect(sent(state.connected(now: t0)).isEmpty)
+    }
+
+    /// Starts consumer `c` (start `earliest`) and returns the state after its OK.
+    func activeConsumer() -> State {
+        var state = makeState()
+        let consume = sent(state.consume(name: "c", start: .earliest, credit: 10, prefixes: ["out/"], waiter: 1, sink: "c", now: t0))[0]
+        #expect(consume[1] == bytes("CONSUME"))
+        #expect(Array(consume[3...]) == [bytes("c"), bytes("earliest"), bytes("10"), bytes("out/")])
+        #expect(completed(state.received(ok(consume[2], [bytes("1")]))).map(\.0) == [1])
+        return state
+    }
+
+    @Test func reconnectResumesConsumerAfterItsLastAckAndResendsTheAck() {
+        var state = activeConsumer()
+        #expect(delivered(state.received(evt("c", 1)) + state.received(evt("c", 2)) + state.received(evt("c", 3))) == [1, 2, 3])
+        #expect(sent(state.ack(name: "c", seq: 2)).count == 1)
+        _ = state.disconnected()
+        let frames = sent(state.connected(now: t0))
+        #expect(frames.count == 2)
+        #expect(frames[0][1] == bytes("CONSUME"))
+        #expect(Array(frames[0][3...]) == [bytes("c"), bytes("3"), bytes("10"), bytes("out/")])
+        #expect(frames[1] == ClientFrames.ack(name: "c", seq: 2))
+        // Event 3 comes again: already yielded, so dropped; 4 is new.
+        #expect(delivered(state.received(evt("c", 3)) + state.received(evt("c", 4))) == [4])
+        // The resume's OK is absorbed, resuming no caller.
+        #expect(completed(state.received(ok(frames[0][2], [bytes("3")]))).isEmpty)
+    }
+
+    @Test func reconnectBeforeAnyAckResumesFromTheOriginalStart() {
+        var state = activeConsumer()
+        _ = state.received(evt("c", 1))
+        _ = state.disconnected()
+        let frames = sent(state.connected(now: t0))
+        #expect(frames.count == 1)
+        #expect(frames[0][4] == bytes("earliest"))
+    }
+
+    @Test func failedResumeEndsTheConsumerWithTheError() {
+        var state = activeConsumer()
+        _ = state.disconnected()
+        let consume = sent(state.connected(now: t0))[0]
+        let actions = state.received([bytes("EB1"), bytes("ERR"), consume[2], bytes("bad_args"), bytes("no")])
+        let finished = actions.compactMap { if case .finish(let s, let e, _) = $0 { (s, e) } else { nil } }
+        #expect(finished.count == 1)
+        #expect(finished.first?.1?.code == .badArgs)
+        #expect(state.consumers.isEmpty)
+    }
+
+    @Test func endFinishesTheConsumerWithTheReason() {
+        var state = activeConsumer()
+        let actions = state.received([bytes("EB1"), bytes("END"), bytes("c"), bytes("taken over")])
+        let reasons = actions.compactMap { if case .finish(_, nil, let r) = $0 { r } else { nil } }
+        #expect(reasons == ["taken over"])
+        #expect(delivered(state.received(evt("c", 9))).isEmpty)
+        // Not resumed after a reconnect.
+        _ = state.disconnected()
+        #expect(sent(state.connected(now: t0)).isEmpty)
+    }
+
+    @Test func cancelEndsTheConsumerAndIsNotResentAfterAReconnect() {
+        var state = activeConsumer()
+        let cancel = state.cancel(name: "c", waiter: 4, now: t0)
+        #expect(sent(cancel).first?[1] == bytes("CANCEL"))
+        _ = state.disconnected()
+        let after = state.connected(now: t0)
+        #expect(sent(after).isEmpty)
+        #expect(completed(after).map(\.0) == [4])
+    }
+
+    @Test func secondConsumeOfTheSameNameIsRefusedLocally() {
+        var state = activeConsumer()
+        let done = completed(state.consume(name: "c", start: .latest, credit: 1, prefixes: ["out/"], waiter: 2, sink: "c2", now: t0))
+        #expect(done.count == 1)
+        #expect(throws: BusError.self) { try done[0].1.get() }
+    }
+
+    @Test func shutdownFailsWaitersAndEndsConsumers() {
+        var state = activeConsumer()
+        _ = state.request(.stats, [], waiter: 3, now: t0)
+        let actions = state.shutdown(reason: BusError(.busy, "closed"))
+        #expect(completed(actions).map(\.0) == [3])
+        #expect(actions.contains { if case .finish("c", nil, nil) = $0 { true } else { false } })
+    }
+
+    @Test(arguments: [(Duration.seconds(10), "10 s"), (.milliseconds(250), "0.25 s"), (.milliseconds(1_500), "1.5 s")])
+    func durationsPrintAsSeconds(duration: Duration, text: String) {
+        #expect(State.format(duration) == text)
+    }
+}
