@@ -39,8 +39,10 @@ public struct Pipeline: Sendable, Equatable {
     /// The stage plugin `index` publishes to.
     public func output(of index: Int) -> String { index == stages.count - 1 ? Stage.out : stages[index].name }
 
-    /// Parses `a,b,external:c`; a bare name is a built-in plugin found in `pluginDirectory`.
-    public static func parse(list: String, pluginDirectory: String) throws(PipelineError) -> Pipeline {
+    /// Parses `a,b,external:c`; a bare name is a built-in plugin found in
+    /// `pluginDirectory`, or, with no directory (the broker alone, plugins run
+    /// elsewhere), just a stage name.
+    public static func parse(list: String, pluginDirectory: String?) throws(PipelineError) -> Pipeline {
         let entries = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         guard !entries.contains(where: \.isEmpty) else {
             throw PipelineError("--pipeline \"\(list)\": an entry is empty")
@@ -49,7 +51,9 @@ public struct Pipeline: Sendable, Equatable {
         for entry in entries {
             if entry.hasPrefix("external:") {
                 stages.append(PipelineStage(name: String(entry.dropFirst("external:".count)), launch: .external))
-            } else {
+            } else if pluginDirectory == nil {
+                stages.append(PipelineStage(name: entry, launch: .external))
+            } else if let pluginDirectory {
                 stages.append(PipelineStage(name: entry, launch: .process(executable: try builtin(entry, in: pluginDirectory), arguments: [])))
             }
         }

@@ -1,26 +1,27 @@
 import ArgumentParser
 import EventBus
 import EventBusBroker
+import EventBusSupervisor
 import Logging
 
 /// The flags of the commands that run a broker (`broker` and `up`).
 struct BrokerOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Where the log and consumer offsets live.", valueName: "DIR"))
-    var dataDir: String = ".eventbus"
+    @Option(help: ArgumentHelp("Where the log and consumer offsets live (default .eventbus).", valueName: "DIR"))
+    var dataDir: String?
 
-    @Option(name: .customLong("command"), help: ArgumentHelp("The command endpoint to bind (ROUTER).", valueName: "EP"))
-    var commandEndpoint: String = WireProtocol.defaultCommandEndpoint
+    @Option(name: .customLong("command"), help: ArgumentHelp("The command endpoint to bind (ROUTER; default tcp://127.0.0.1:7750).", valueName: "EP"))
+    var commandEndpoint: String?
 
-    @Option(name: .customLong("stream"), help: ArgumentHelp("The stream endpoint to bind (XPUB).", valueName: "EP"))
-    var streamEndpoint: String = WireProtocol.defaultStreamEndpoint
+    @Option(name: .customLong("stream"), help: ArgumentHelp("The stream endpoint to bind (XPUB; default tcp://127.0.0.1:7751).", valueName: "EP"))
+    var streamEndpoint: String?
 
     @Option(help: ArgumentHelp(
         "Plugin stages between in and out, comma-separated; external:NAME for a plugin that connects by itself.",
         valueName: "a,b,c"))
     var pipeline: String?
 
-    @Option(help: "When to fsync the log: always, periodic or off.")
-    var fsync: FsyncPolicy = .always
+    @Option(help: "When to fsync the log: always (default), periodic or off.")
+    var fsync: FsyncPolicy?
 
     @Option(help: ArgumentHelp("The fsync period with --fsync periodic.", valueName: "N"))
     var fsyncIntervalMs: Int = 100
@@ -49,34 +50,21 @@ struct BrokerOptions: ParsableArguments {
         if let retentionAge, retentionAge <= 0 { throw ValidationError("--retention-age must be positive") }
         if maxEventBytes <= 0 { throw ValidationError("--max-event-bytes must be positive") }
         if requestTimeoutMs <= 0 { throw ValidationError("--request-timeout-ms must be positive") }
-        if let pipeline { _ = try Self.stages(pipeline) }
-    }
-
-    /// The stage names of a `--pipeline` value: `external:` stripped, in order.
-    static func stages(_ pipeline: String) throws -> [String] {
-        let entries = pipeline.split(separator: ",", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-        if entries == [""] { return [] }
-        return try entries.map { entry in
-            let name = entry.hasPrefix("external:") ? String(entry.dropFirst("external:".count)) : entry
-            guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || "-_.".contains($0)) }) else {
-                throw ValidationError("--pipeline entry '\(entry)' is not a stage name ([a-z0-9_.-], or external:NAME)")
-            }
-            guard name != "in", name != "out", name != "diag" else {
-                throw ValidationError("--pipeline entry '\(entry)': in, out and diag are not plugin stages")
-            }
-            return name
+        if let pipeline {
+            do { _ = try Pipeline.parse(list: pipeline, pluginDirectory: nil) } catch { throw ValidationError(error.description) }
         }
     }
 
-    /// The broker configuration these flags describe, with `defaultPipeline` when `--pipeline` is absent.
-    func config(defaultPipeline: String) throws -> BrokerConfig {
-        var config = BrokerConfig()
-        config.commandEndpoint = commandEndpoint
-        config.streamEndpoint = streamEndpoint
-        config.dataDirectory = dataDir
-        config.pipeline = try Self.stages(pipeline ?? defaultPipeline)
-        config.fsync = fsync
+    /// The broker configuration these flags describe over `base` (defaults, or a config file's values).
+    ///
+    /// `--pipeline` here gives stage names only; `eventbus up` resolves plugins itself.
+    func config(base: BrokerConfig = BrokerConfig()) throws -> BrokerConfig {
+        var config = base
+        if let commandEndpoint { config.commandEndpoint = commandEndpoint }
+        if let streamEndpoint { config.streamEndpoint = streamEndpoint }
+        if let dataDir { config.dataDirectory = dataDir }
+        if let pipeline { config.pipeline = try Pipeline.parse(list: pipeline, pluginDirectory: nil).names }
+        if let fsync { config.fsync = fsync }
         config.fsyncIntervalMilliseconds = fsyncIntervalMs
         if let segmentBytes { config.segmentBytes = segmentBytes }
         config.retentionBytes = retentionBytes

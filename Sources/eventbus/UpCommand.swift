@@ -1,37 +1,91 @@
 import ArgumentParser
+import EventBusBroker
+import EventBusSupervisor
+import Foundation
 import Logging
+import ServiceLifecycle
 
-/// `eventbus up`: the broker with the default pipeline. Plugin supervision is not there yet:
-/// for now it runs the broker and logs which stages are configured.
+/// `eventbus up`: the broker plus the pipeline's plugin processes, supervised.
 struct UpCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "up",
-        abstract: "Run the broker with the pipeline (default receipt-reducer,read-privacy,delivery-privacy).",
-        discussion: "Plugin processes are not started yet: run each plugin (or an external one) yourself.")
-
-    /// The pipeline of SPEC.md when `--pipeline` is absent.
-    static let defaultPipeline = "receipt-reducer,read-privacy,delivery-privacy"
+        abstract: "Run the broker and the pipeline's plugins, supervised (default receipt-reducer,read-privacy,delivery-privacy).",
+        discussion: """
+            Plugins named in --pipeline are executables of that name beside `eventbus`; external:NAME \
+            is a plugin that connects by itself. A plugin that exits or is killed is restarted with \
+            backoff. One line, "eventbus ready", is logged once every stage is consuming. SIGTERM or \
+            SIGINT stop the plugins, then the broker, and exit 0.
+            """)
 
     @OptionGroup var options: BrokerOptions
 
-    @Option(help: ArgumentHelp("A configuration file (not supported yet).", valueName: "FILE"))
+    @Option(help: ArgumentHelp("A YAML configuration file (data_dir, command, stream, fsync, pipeline); flags win.", valueName: "FILE"))
     var config: String?
 
-    func validate() throws {
-        if let config {
-            throw ValidationError("--config \(config): configuration files are not supported yet; use the flags")
-        }
+    /// The folder of this executable, where the built-in plugins live.
+    static var pluginDirectory: String {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: executable).deletingLastPathComponent().path
     }
 
     func run() async throws {
         let logger = CLILogging.logger("eventbus.up", level: options.logLevel)
-        let config = try options.config(defaultPipeline: Self.defaultPipeline)
-        try await BrokerService.serve(config: config, logger: logger) { broker in
-            let stages = (["in"] + config.pipeline + ["out"]).joined(separator: " -> ")
-            logger.info("stages configured: \(stages)", metadata: ["bus.pipeline": "\(config.pipeline.joined(separator: ","))"])
-            logger.info("broker serving: command \(broker.commandEndpoint), stream \(broker.streamEndpoint)", metadata: [
-                "bus.command": "\(broker.commandEndpoint)", "bus.stream": "\(broker.streamEndpoint)",
-            ])
+        let directory = Self.pluginDirectory
+        var base = BrokerConfig()
+        var pipeline: Pipeline?
+        do {
+            if let config {
+                (base, pipeline) = try SupervisorConfig.load(path: config, base: base, pluginDirectory: directory)
+            }
+            if let list = options.pipeline {
+                pipeline = try Pipeline.parse(list: list, pluginDirectory: directory)
+            }
+            if pipeline == nil {
+                pipeline = try Pipeline.parse(list: Pipeline.defaultNames.joined(separator: ","), pluginDirectory: directory)
+            }
+        } catch {
+            throw Output.fail(error.description)
+        }
+        guard let pipeline else { throw Output.fail("no pipeline") }
+        var brokerConfig = try options.config(base: base)
+        brokerConfig.pipeline = pipeline.names
+        let supervisor: Supervisor
+        do {
+            supervisor = try Supervisor(config: SupervisorConfig(broker: brokerConfig, pipeline: pipeline), logger: logger)
+        } catch {
+            throw Output.fail("cannot start the broker (command \(brokerConfig.commandEndpoint), stream \(brokerConfig.streamEndpoint), "
+                + "data dir \(brokerConfig.dataDirectory)): \(error)")
+        }
+        logger.info("stages: \((["in"] + pipeline.names + ["out"]).joined(separator: " -> "))")
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: SupervisorService(supervisor: supervisor))],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        try await group.run()
+    }
+}
+
+/// The supervisor as a ServiceLifecycle service: `run()` on a thread, `stop()` on graceful shutdown.
+struct SupervisorService: Service {
+    let supervisor: Supervisor
+
+    func run() async throws {
+        let supervisor = self.supervisor
+        try await withGracefulShutdownHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let thread = Thread {
+                    do {
+                        try supervisor.run()
+                        continuation.resume()
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                }
+                thread.name = "eventbus.supervisor"
+                thread.start()
+            }
+        } onGracefulShutdown: {
+            supervisor.stop()
         }
     }
 }

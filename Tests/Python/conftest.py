@@ -1,0 +1,61 @@
+"""Starts a real `eventbus broker` process for each test, on ipc endpoints in a temp dir."""
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+
+import pytest
+import zmq
+
+
+def eventbus_binary():
+    path = os.environ.get("EVENTBUS_BIN") or os.path.join(
+        os.path.dirname(__file__), "..", "..", ".build", "debug", "eventbus")
+    if not os.path.exists(path):
+        raise RuntimeError(f"eventbus binary not found at {path}: run `swift build` first")
+    return path
+
+
+class BrokerProcess:
+    def __init__(self, directory, *extra):
+        self.directory = directory
+        self.command = f"ipc://{directory}/command.sock"
+        self.stream = f"ipc://{directory}/stream.sock"
+        self.extra = list(extra)
+        self.process = None
+
+    def start(self):
+        self.process = subprocess.Popen(
+            [eventbus_binary(), "broker", "--data-dir", os.path.join(self.directory, "data"),
+             "--command", self.command, "--stream", self.stream, *self.extra],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.time() + 20
+        while not os.path.exists(os.path.join(self.directory, "command.sock")):
+            if self.process.poll() is not None:
+                raise RuntimeError("broker exited: " + self.process.stderr.read().decode())
+            if time.time() > deadline:
+                raise RuntimeError("broker did not bind its command socket")
+            time.sleep(0.02)
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def broker():
+    directory = tempfile.mkdtemp(prefix="eventbus-py-")
+    bus = BrokerProcess(directory, "--pipeline", "py-plugin")
+    bus.start()
+    yield bus
+    bus.stop()
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture
+def context():
+    ctx = zmq.Context()
+    yield ctx
+    ctx.destroy(linger=0)

@@ -1,0 +1,110 @@
+"""PROTOCOL.md spoken from Python with pyzmq alone: PUB, CONSUME/ACK, the stream.
+
+Proof that the bus is usable from any language with a ZeroMQ binding.
+"""
+import json
+import struct
+import time
+import uuid
+
+import zmq
+
+
+class Peer:
+    """A DEALER speaking EB1."""
+
+    def __init__(self, context, endpoint):
+        self.socket = context.socket(zmq.DEALER)
+        self.socket.setsockopt(zmq.RCVTIMEO, 5000)
+        self.socket.setsockopt(zmq.LINGER, 0)
+        self.socket.connect(endpoint)
+        self.counter = 0
+
+    def send(self, verb, *args):
+        self.counter += 1
+        corr = f"py{self.counter}".encode()
+        self.socket.send_multipart([b"EB1", verb.encode(), corr, *[a if isinstance(a, bytes) else a.encode() for a in args]])
+        return corr
+
+    def call(self, verb, *args):
+        corr = self.send(verb, *args)
+        while True:
+            frames = self.socket.recv_multipart()
+            if len(frames) >= 3 and frames[2] == corr:
+                return frames
+
+    def next_event(self):
+        while True:
+            frames = self.socket.recv_multipart()
+            if frames[1] == b"EVT":
+                _, _, name, seq, topic, event = frames
+                return int(seq), topic.decode(), json.loads(event)
+
+
+def event(type_, subject, data, id_=None):
+    return json.dumps({
+        "specversion": "1.0", "id": id_ or str(uuid.uuid4()), "source": "/python-test",
+        "type": type_, "subject": subject, "time": "2026-11-22T03:10:00.123Z", "data": data,
+    }).encode()
+
+
+def read_ack(user, message, cid="messaging:general"):
+    return event("message.read", cid, {"cid": cid, "user_id": user, "message_id": message})
+
+
+def test_publish_with_confirm_returns_seqs(broker, context):
+    peer = Peer(context, broker.command)
+    reply = peer.call("PUB", "in", read_ack("bob", "m1"), read_ack("ann", "m1"))
+    assert reply[1] == b"OK"
+    assert [int(x) for x in reply[3:]] == [1, 2]
+
+
+def test_error_reply_names_the_field(broker, context):
+    peer = Peer(context, broker.command)
+    bad = event("message.read", "messaging:general", {"cid": "messaging:general", "user_id": "@bob", "message_id": "m1"})
+    reply = peer.call("PUB", "in", bad)
+    assert reply[1] == b"ERR"
+    assert reply[3] == b"bad_event"
+    assert b"user_id" in reply[4]
+
+
+def test_durable_consumer_with_ack_and_resume(broker, context):
+    publisher = Peer(context, broker.command)
+    publisher.call("PUB", "py-plugin", *[read_ack("bob", f"m{i}") for i in range(5)])
+    consumer = Peer(context, broker.command)
+    reply = consumer.call("CONSUME", "py-consumer", "earliest", "10", "py-plugin/")
+    assert reply[1] == b"OK" and reply[3] == b"1"
+    seen = [consumer.next_event() for _ in range(5)]
+    assert [s for s, _, _ in seen] == [1, 2, 3, 4, 5]
+    assert seen[0][1] == "py-plugin/messaging:general/message.read"
+    consumer.send("ACK", "py-consumer", "3")
+    assert consumer.call("PING")[1] == b"OK"
+    # A new connection resumes after the last ACK.
+    again = Peer(context, broker.command)
+    assert again.call("CONSUME", "py-consumer", "resume", "10", "py-plugin/")[3] == b"4"
+    assert again.next_event()[0] == 4
+
+
+def test_stream_subscriber_gets_out_events_with_binary_seq(broker, context):
+    sub = context.socket(zmq.SUB)
+    sub.setsockopt(zmq.RCVTIMEO, 5000)
+    sub.setsockopt(zmq.SUBSCRIBE, b"out/messaging:general/")
+    sub.connect(broker.stream)
+    time.sleep(0.3)  # the subscription travels to the broker
+    peer = Peer(context, broker.command)
+    peer.call("PUB", "in", read_ack("bob", "m1"))
+    peer.call("PUB", "out", read_ack("bob", "m1"))
+    topic, seq, body = sub.recv_multipart()
+    assert topic == b"out/messaging:general/message.read"
+    assert struct.unpack(">Q", seq)[0] == 2
+    assert json.loads(body)["data"]["user_id"] == "bob"
+
+
+def test_stats_reports_stages_and_consumers(broker, context):
+    peer = Peer(context, broker.command)
+    peer.call("PUB", "in", read_ack("bob", "m1"))
+    peer.call("CONSUME", "watcher", "earliest", "5", "in/")
+    stats = json.loads(peer.call("STATS")[3])
+    assert stats["head_seq"] == 1
+    assert stats["stages"]["in"] == 1
+    assert any(c["name"] == "watcher" and c["connected"] for c in stats["consumers"])
