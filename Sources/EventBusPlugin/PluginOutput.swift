@@ -87,6 +87,25 @@ public struct PluginOutput: Sendable {
                                 time: query.time, replyto: query.replyTo))
     }
 
+    /// Answers a `query` event with a whole `data` object (JSON bytes) that
+    /// carries `result` (or `error`) and any fields for later stages, such as
+    /// the redacted views a privacy filter picks from.
+    ///
+    /// The broker returns only `data.result` (or `data.error`) to the
+    /// requester; the other fields never leave the broker.
+    public mutating func reply(to query: QueryEvent, data: [UInt8]) {
+        forward.append(envelope(type: EventType.reply.rawValue, subject: query.service, data: data,
+                                time: query.time, replyto: query.replyTo))
+    }
+
+    /// Replaces a `reply` event with one that carries new `data` (JSON bytes)
+    /// for the same requester, service and time: what a filter that redacts
+    /// replies emits instead of passing the original on.
+    public mutating func reply(replacing reply: QueryReply, data: [UInt8]) {
+        forward.append(envelope(type: EventType.reply.rawValue, subject: reply.service, data: data,
+                                time: reply.time, replyto: reply.replyTo))
+    }
+
     private mutating func envelope(type: String, subject: String, data: [UInt8], time: String?, replyto: String?) -> [UInt8] {
         let id = "\(plugin):\(seq):\(emitted)"
         emitted += 1
