@@ -18,12 +18,14 @@ public struct PluginOutput: Sendable {
     let source: String
     private(set) var seq: UInt64 = 0
     private var emitted = 0
-    /// Events for the output stage, in order.
-    private(set) var forward: [[UInt8]] = []
+    /// Events for the output stage, in order (the runtime publishes them; tests read them).
+    public private(set) var forward: [[UInt8]] = []
     /// Events for `diag`, in order.
-    private(set) var diagnostics: [[UInt8]] = []
+    public private(set) var diagnostics: [[UInt8]] = []
 
-    init(plugin: String) {
+    /// An empty output for `plugin` (the runtime makes one; a unit test of a
+    /// plugin's ``Plugin/handle(_:state:output:)`` may too).
+    public init(plugin: String) {
         self.plugin = plugin
         source = "/eventbus/\(plugin)"
     }
