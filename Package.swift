@@ -94,6 +94,24 @@ let package = Package(
             path: "plugins/receipt-reducer",
             swiftSettings: strict
         ),
+        .target(
+            name: "PrivacyFilter",
+            dependencies: ["EventBus", "EventBusPlugin", .product(name: "Logging", package: "swift-log")],
+            path: "plugins/PrivacyFilter",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "read-privacy",
+            dependencies: ["EventBusPlugin", "PrivacyFilter"],
+            path: "plugins/read-privacy",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "delivery-privacy",
+            dependencies: ["EventBusPlugin", "PrivacyFilter"],
+            path: "plugins/delivery-privacy",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "identity",
             dependencies: ["EventBusPlugin"],
@@ -120,6 +138,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "ReceiptReducerTests", dependencies: ["ReceiptReducer", "EventBus"], swiftSettings: strict),
+        .testTarget(
+            name: "PrivacyFilterTests",
+            dependencies: ["PrivacyFilter", "ReceiptReducer", "EventBusPlugin", "EventBusBroker", "EventBus", "ZeroMQ"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "EventBusPluginTests",
             dependencies: ["EventBusPlugin", "EventBusBroker", "EventBus", "ZeroMQ"],

@@ -25,6 +25,9 @@ public struct PluginConfiguration: Sendable {
     public var snapshotIntervalSeconds = 10.0
     /// How long to wait for a confirm before reconnecting, in milliseconds.
     public var confirmTimeoutMilliseconds = 5_000
+    /// The plugin-specific boolean flags given on the command line (such as
+    /// `--reciprocity`), out of those the plugin declared to ``parse(_:defaultName:flags:)``.
+    public var flags: Set<String> = []
 
     /// A configuration with the given stages and defaults for the rest.
     public init(name: String, inputStage: String = Stage.in, outputStage: String = Stage.out,
@@ -36,17 +39,33 @@ public struct PluginConfiguration: Sendable {
         self.dataDirectory = dataDirectory
     }
 
-    /// Reads `--name N --input S --output S --command EP --data-dir DIR --batch N --credit N`.
+    /// Reads `--name N --input S --output S --command EP --data-dir DIR --batch N --credit N`
+    /// and the plugin's own boolean `flags`.
     ///
     /// Every option has a default: the plugin's own name, `in`, `out`, the
     /// default endpoint and `.eventbus/plugins/<name>`.
-    public static func parse(_ arguments: [String], defaultName: String) throws(PluginError) -> PluginConfiguration {
+    ///
+    /// - Parameters:
+    ///   - arguments: The command line after the executable's name.
+    ///   - defaultName: The plugin's name, used when `--name` is absent.
+    ///   - flags: Boolean flags the plugin accepts (such as `--reciprocity`);
+    ///     those given end up in ``flags``. Any other unknown option throws.
+    public static func parse(_ arguments: [String], defaultName: String,
+                             flags: Set<String> = []) throws(PluginError) -> PluginConfiguration {
         var values: [String: String] = [:]
+        var given: Set<String> = []
         var index = 0
         let known: Set<String> = ["--name", "--input", "--output", "--command", "--data-dir", "--batch", "--credit", "--log-level"]
         while index < arguments.count {
             let option = arguments[index]
-            guard known.contains(option) else { throw PluginError("unknown option \(option) (known: \(known.sorted().joined(separator: " ")))") }
+            if flags.contains(option) {
+                given.insert(option)
+                index += 1
+                continue
+            }
+            guard known.contains(option) else {
+                throw PluginError("unknown option \(option) (known: \(known.union(flags).sorted().joined(separator: " ")))")
+            }
             guard index + 1 < arguments.count else { throw PluginError("\(option) needs a value") }
             values[option] = arguments[index + 1]
             index += 2
@@ -67,6 +86,7 @@ public struct PluginConfiguration: Sendable {
             configuration.credit = value
         }
         configuration.credit = max(configuration.credit, configuration.batchSize)
+        configuration.flags = given
         return configuration
     }
 }

@@ -18,12 +18,14 @@ public struct PluginOutput: Sendable {
     let source: String
     private(set) var seq: UInt64 = 0
     private var emitted = 0
-    /// Events for the output stage, in order.
-    private(set) var forward: [[UInt8]] = []
+    /// Events for the output stage, in order (the runtime publishes them; tests read them).
+    public private(set) var forward: [[UInt8]] = []
     /// Events for `diag`, in order.
-    private(set) var diagnostics: [[UInt8]] = []
+    public private(set) var diagnostics: [[UInt8]] = []
 
-    init(plugin: String) {
+    /// An empty output for `plugin` (the runtime makes one; a unit test of a
+    /// plugin's ``Plugin/handle(_:state:output:)`` may too).
+    public init(plugin: String) {
         self.plugin = plugin
         source = "/eventbus/\(plugin)"
     }
@@ -85,6 +87,25 @@ public struct PluginOutput: Sendable {
         w.endObject()
         forward.append(envelope(type: EventType.reply.rawValue, subject: query.service, data: w.bytes,
                                 time: query.time, replyto: query.replyTo))
+    }
+
+    /// Answers a `query` event with a whole `data` object (JSON bytes) that
+    /// carries `result` (or `error`) and any fields for later stages, such as
+    /// the redacted views a privacy filter picks from.
+    ///
+    /// The broker returns only `data.result` (or `data.error`) to the
+    /// requester; the other fields never leave the broker.
+    public mutating func reply(to query: QueryEvent, data: [UInt8]) {
+        forward.append(envelope(type: EventType.reply.rawValue, subject: query.service, data: data,
+                                time: query.time, replyto: query.replyTo))
+    }
+
+    /// Replaces a `reply` event with one that carries new `data` (JSON bytes)
+    /// for the same requester, service and time: what a filter that redacts
+    /// replies emits instead of passing the original on.
+    public mutating func reply(replacing reply: QueryReply, data: [UInt8]) {
+        forward.append(envelope(type: EventType.reply.rawValue, subject: reply.service, data: data,
+                                time: reply.time, replyto: reply.replyTo))
     }
 
     private mutating func envelope(type: String, subject: String, data: [UInt8], time: String?, replyto: String?) -> [UInt8] {

@@ -43,6 +43,21 @@ public struct PluginService<P: Plugin>: Service {
 public enum PluginMain {
     /// Runs `plugin` until a signal, then exits; exits 1 on a fatal error, 2 on bad arguments.
     public static func run<P: Plugin>(_ plugin: P, arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Never {
+        await run(flags: [], arguments: arguments) { _ in plugin }
+    }
+
+    /// Runs the plugin `make` builds from the parsed configuration, for a
+    /// plugin with its own boolean `flags`:
+    ///
+    /// ```swift
+    /// await PluginMain.run(flags: ["--reciprocity"]) { configuration in
+    ///     ReadPrivacy(reciprocity: configuration.flags.contains("--reciprocity"))
+    /// }
+    /// ```
+    ///
+    /// Exits like ``run(_:arguments:)``.
+    public static func run<P: Plugin>(flags: Set<String>, arguments: [String] = Array(CommandLine.arguments.dropFirst()),
+                                      _ make: (PluginConfiguration) -> P) async -> Never {
         var level = Logger.Level.info
         if let index = arguments.firstIndex(of: "--log-level"), index + 1 < arguments.count,
            let parsed = Logger.Level(rawValue: arguments[index + 1]) {
@@ -54,9 +69,11 @@ public enum PluginMain {
             handler.logLevel = chosen
             return handler
         }
-        let logger = Logger(label: "eventbus.plugin.\(plugin.name)")
+        let probe = make(PluginConfiguration(name: "plugin"))
+        let logger = Logger(label: "eventbus.plugin.\(probe.name)")
         do {
-            let configuration = try PluginConfiguration.parse(arguments, defaultName: plugin.name)
+            let configuration = try PluginConfiguration.parse(arguments, defaultName: probe.name, flags: flags)
+            let plugin = make(configuration)
             let runner = try PluginRunner(plugin: plugin, configuration: configuration, logger: logger)
             let group = ServiceGroup(configuration: .init(
                 services: [.init(service: PluginService(runner: runner), successTerminationBehavior: .gracefullyShutdownGroup)],

@@ -25,3 +25,26 @@ public struct QueryEvent: Sendable {
         time = envelope.time
     }
 }
+
+/// A `reply` event travelling the pipeline towards `out`: an answer a plugin
+/// before this one gave to a query, for a filter to pass on or replace.
+public struct QueryReply: Sendable {
+    /// The service that answered (the event's subject).
+    public let service: String
+    /// The token naming the requester.
+    public let replyTo: String
+    /// The reply's time, reused for a replacement.
+    public let time: String?
+    /// The whole `data` object: `result` or `error`, and any fields for later stages.
+    public let data: JSONValue
+
+    /// Reads a reply from an event of type `reply`; `nil` for any other event.
+    public init?(_ event: PluginEvent) {
+        guard event.type == EventType.reply.rawValue, let envelope = try? event.envelope(),
+              let replyTo = envelope.replyto, let data = envelope.data else { return nil }
+        service = envelope.subject
+        self.replyTo = replyTo
+        time = envelope.time
+        self.data = data
+    }
+}

@@ -220,7 +220,7 @@ import Testing
         #expect(throws: SnapshotError.self) { try ReceiptReducer(snapshot: []) }
         #expect(throws: SnapshotError.self) { try ReceiptReducer(snapshot: Array("hello".utf8)) }
         var future = bytes
-        future[3] = 2
+        future[3] = 3
         #expect(throws: SnapshotError.self) { try ReceiptReducer(snapshot: future) }
         #expect(throws: SnapshotError.self) { try ReceiptReducer(snapshot: Array(bytes.dropLast())) }
         #expect(throws: SnapshotError.self) { try ReceiptReducer(snapshot: bytes + [0]) }

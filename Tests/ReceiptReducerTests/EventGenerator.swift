@@ -92,9 +92,13 @@ struct EventGenerator {
             let cid = someChannel()
             payload = .notificationMarkUnread(cid: cid, userID: someUser(), messageID: someMessage(cid))
         case 97..<99:
-            payload = .userUpdated(userID: someUser(), deliveryReceipts: rng.chance(50), readReceipts: nil)
+            payload = .userUpdated(
+                userID: someUser(), deliveryReceipts: rng.chance(30) ? nil : rng.chance(50),
+                readReceipts: rng.chance(30) ? nil : rng.chance(50))
         default:
-            payload = .channelTypeUpdated(name: "team", deliveryEvents: nil, readEvents: rng.chance(50))
+            payload = .channelTypeUpdated(
+                name: rng.chance(50) ? "team" : "dm", deliveryEvents: rng.chance(30) ? nil : rng.chance(75),
+                readEvents: rng.chance(30) ? nil : rng.chance(75))
         }
         return ReducerInput(seq: seq, time: time, payload: payload)
     }

@@ -50,6 +50,12 @@ struct ReferenceModel {
     }
 
     var channels: [Channel] = []
+    /// Users with read / delivery receipts off.
+    var readOff: Set<String> = []
+    var deliveryOff: Set<String> = []
+    /// Channel types with read / delivery events off.
+    var typeReadOff: Set<String> = []
+    var typeDeliveryOff: Set<String> = []
 
     func channelIndex(_ cid: String) -> Int? { channels.firstIndex { $0.cid == cid } }
 
@@ -225,9 +231,44 @@ struct ReferenceModel {
                         ("unread_channels", .number(String(t.channels))), ("total_unread_count", .number(String(t.total))),
                     ])
             ]
-        case .userUpdated, .channelTypeUpdated:
+        case .userUpdated(let user, let delivery, let read):
+            if let read { if read { readOff.remove(user) } else { readOff.insert(user) } }
+            if let delivery { if delivery { deliveryOff.remove(user) } else { deliveryOff.insert(user) } }
+            return []
+        case .channelTypeUpdated(let name, let delivery, let read):
+            if let read { if read { typeReadOff.remove(name) } else { typeReadOff.insert(name) } }
+            if let delivery { if delivery { typeDeliveryOff.remove(name) } else { typeDeliveryOff.insert(name) } }
             return []
         }
+    }
+
+    /// The views the reducer must offer for a query, computed naively: every
+    /// key whose view hides someone, with that view.
+    func views(method: String, params: JSONValue) -> [String: JSONValue] {
+        guard method != "unread_counts", let cid = params["cid"]?.stringValue, let viewer = params["viewer"]?.stringValue,
+            let c = channelIndex(cid)
+        else { return [:] }
+        let type = String(cid.prefix { $0 != ":" })
+        let members = channels[c].members.filter(\.isMember)
+        var keys: [(String, Bool, Bool, Bool)] = [("read", true, false, false), ("delivery", false, true, false), ("read+delivery", true, true, false)]
+        if members.count == 2 && readOff.contains(viewer) {
+            keys += [("read+reciprocity", true, false, true), ("read+delivery+reciprocity", true, true, true)]
+        }
+        var result: [String: JSONValue] = [:]
+        for (key, read, delivery, reciprocal) in keys {
+            let hide: (String) -> (Bool, Bool) = { user in
+                guard user != viewer else { return (false, false) }
+                let r = read && (reciprocal || self.readOff.contains(user) || self.typeReadOff.contains(type))
+                let d = delivery && (self.deliveryOff.contains(user) || self.typeDeliveryOff.contains(type))
+                return (r, d)
+            }
+            if case .success(let view) = query(method: method, params: params, hide: hide),
+                (view["hidden_member_count"]?.int64Value ?? 0) > 0
+            {
+                result[key] = view
+            }
+        }
+        return result
     }
 
     mutating func readUpTo(_ c: Int, _ i: Int, _ p: Int, _ time: String) -> [ReducerOutput] {
@@ -245,7 +286,9 @@ struct ReferenceModel {
 
     struct Failure: Error { var code: String }
 
-    func query(method: String, params: JSONValue) -> Result<JSONValue, Failure> {
+    func query(method: String, params: JSONValue, hide: (String) -> (Bool, Bool) = { _ in (false, false) })
+        -> Result<JSONValue, Failure>
+    {
         func n(_ v: Int) -> JSONValue { .number(String(v)) }
         func obj(_ m: [(String, JSONValue)]) -> JSONValue { .object(m.map { (key: $0.0, value: $0.1) }) }
         switch method {
@@ -255,15 +298,21 @@ struct ReferenceModel {
             }
             guard let c = channelIndex(cid) else { return .failure(Failure(code: "not_found")) }
             let ch = channels[c]
+            var hidden = 0
             let members = ch.members.filter(\.isMember).sorted { $0.user < $1.user }.map { m in
-                obj([
-                    ("user_id", .string(m.user)), ("last_read", Self.time(m.readTime)),
-                    ("last_read_message_id", ch.id(at: m.read)), ("unread_messages", n(ch.unread(m))),
-                    ("last_delivered_at", Self.time(m.deliveredTime)),
-                    ("last_delivered_message_id", ch.id(at: m.delivered)),
-                ])
+                let (r, d) = hide(m.user)
+                if r || d { hidden += 1 }
+                var fields: [(String, JSONValue)] = [("user_id", .string(m.user))]
+                if !r {
+                    fields += [("last_read", Self.time(m.readTime)), ("last_read_message_id", ch.id(at: m.read)),
+                               ("unread_messages", n(ch.unread(m)))]
+                }
+                if !d {
+                    fields += [("last_delivered_at", Self.time(m.deliveredTime)), ("last_delivered_message_id", ch.id(at: m.delivered))]
+                }
+                return obj(fields)
             }
-            return .success(obj([("cid", .string(cid)), ("members", .array(members)), ("hidden_member_count", n(0))]))
+            return .success(obj([("cid", .string(cid)), ("members", .array(members)), ("hidden_member_count", n(hidden))]))
         case "unread_counts":
             guard let user = params["user_id"]?.stringValue else { return .failure(Failure(code: "bad_request")) }
             var rows: [JSONValue] = []
@@ -303,7 +352,10 @@ struct ReferenceModel {
             guard let p = ch.index(of: messageID) else { return .failure(Failure(code: "not_found")) }
             let sender = ch.messages[p].sender
             let others = ch.members.filter { $0.isMember && $0.user != sender }
-            let readers = others.filter { $0.read >= p }.sorted {
+            let shownRead = others.filter { !hide($0.user).0 }
+            let shownDelivery = others.filter { !hide($0.user).1 }
+            let hiddenCount = others.filter { hide($0.user).0 || hide($0.user).1 }.count
+            let readers = shownRead.filter { $0.read >= p }.sorted {
                 $0.read != $1.read ? $0.read > $1.read : $0.user < $1.user
             }
             let remaining = readers.filter { r in
@@ -315,10 +367,10 @@ struct ReferenceModel {
                 remaining.count > pageSize ? .string("r\(page.last!.read):\(page.last!.user)") : .null
             return .success(
                 obj([
-                    ("read_count", n(readers.count)), ("delivered_count", n(others.filter { $0.delivered >= p }.count)),
-                    ("unread_member_count", n(others.count - readers.count)),
-                    ("undelivered_member_count", n(others.filter { $0.delivered < p }.count)),
-                    ("hidden_member_count", n(0)),
+                    ("read_count", n(readers.count)), ("delivered_count", n(shownDelivery.filter { $0.delivered >= p }.count)),
+                    ("unread_member_count", n(shownRead.count - readers.count)),
+                    ("undelivered_member_count", n(shownDelivery.filter { $0.delivered < p }.count)),
+                    ("hidden_member_count", n(hiddenCount)),
                     ("readers", .array(page.map { obj([("user_id", .string($0.user)), ("last_read", Self.time($0.readTime))]) })),
                     ("next_cursor", next),
                 ]))

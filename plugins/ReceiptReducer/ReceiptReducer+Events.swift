@@ -32,7 +32,7 @@ extension ReceiptReducer {
             return [reject(input, cid: cid, userID: userID, messageID: nil, .unknownChannel)]
         }
         guard let user = userIndex[userID] else { return [] }
-        if channels[Int(ci)].removeMember(user, users) {
+        if channels[Int(ci)].removeMember(user, users, flags: userFlags[Int(user)]) {
             if let i = userChannels[Int(user)].firstIndex(of: Int32(ci)) {
                 userChannels[Int(user)].remove(at: i)
             }
@@ -41,7 +41,7 @@ extension ReceiptReducer {
     }
 
     private mutating func join(_ ci: Int, _ user: UInt32, time: Int64) {
-        if channels[ci].addMember(user, time: time, users) {
+        if channels[ci].addMember(user, time: time, users, flags: userFlags[Int(user)]) {
             userChannels[Int(user)].append(Int32(ci))
         }
     }
@@ -61,8 +61,8 @@ extension ReceiptReducer {
             id: message.id, sender: sender, system: message.kind == .system, silent: message.silent)
         if let slot = channels[ci].currentSlot(of: sender) {
             let time = times.encode(message.createdAt)
-            channels[ci].setRead(slot: slot, to: position, time: time, users)
-            channels[ci].setDelivered(slot: slot, to: position, time: time)
+            channels[ci].setRead(slot: slot, to: position, time: time, users, flags: userFlags[Int(sender)])
+            channels[ci].setDelivered(slot: slot, to: position, time: time, flags: userFlags[Int(sender)])
         }
         let data = input.data?.serialized() ?? Self.messageNewData(cid: cid, message: message)
         return [ReducerOutput(stage: "out", type: EventType.messageNew.wireName, subject: cid, data: data)]
@@ -112,7 +112,7 @@ extension ReceiptReducer {
         }
         guard target.position > channels[target.ci].members[Int(target.slot)].deliveredPosition else { return [] }
         let time = timeCode(at, input)
-        channels[target.ci].setDelivered(slot: target.slot, to: target.position, time: time)
+        channels[target.ci].setDelivered(slot: target.slot, to: target.position, time: time, flags: userFlags[Int(target.user)])
         return [deliveredEvent(target.ci, target.slot)]
     }
 
@@ -143,9 +143,9 @@ extension ReceiptReducer {
     {
         let record = channels[ci].members[Int(slot)]
         guard position > record.readPosition else { return [] }
-        channels[ci].setRead(slot: slot, to: position, time: time, users)
+        channels[ci].setRead(slot: slot, to: position, time: time, users, flags: userFlags[Int(user)])
         if position > record.deliveredPosition {
-            channels[ci].setDelivered(slot: slot, to: position, time: time)
+            channels[ci].setDelivered(slot: slot, to: position, time: time, flags: userFlags[Int(user)])
         }
         return [readEvent(ci, slot), markReadEvent(ci, slot, user)]
     }
@@ -163,7 +163,35 @@ extension ReceiptReducer {
         }
         let newPosition = target.position - 1
         guard newPosition < channels[target.ci].members[Int(target.slot)].readPosition else { return [] }
-        channels[target.ci].setRead(slot: target.slot, to: newPosition, time: timeCode(nil, input), users)
+        channels[target.ci].setRead(
+            slot: target.slot, to: newPosition, time: timeCode(nil, input), users, flags: userFlags[Int(target.user)])
         return [markUnreadEvent(target.ci, target.slot, target.user, firstUnread: target.position)]
+    }
+}
+
+extension ReceiptReducer {
+    // MARK: Settings
+
+    /// `user.updated`: the user's privacy flags; their channels move them in or
+    /// out of the hidden members' structures, O(channels × h). Emits nothing.
+    mutating func userUpdated(userID: String, read: Bool?, delivery: Bool?) -> [ReducerOutput] {
+        let user = intern(userID)
+        let old = userFlags[Int(user)]
+        let new = old.updated(read: read, delivery: delivery)
+        guard old != new else { return [] }
+        userFlags[Int(user)] = new
+        for ci in userChannels[Int(user)] {
+            // userChannels lists only channels where the user has a current slot.
+            let slot = channels[Int(ci)].slots[user]!
+            channels[Int(ci)].changeFlags(slot: slot, from: old, to: new)
+        }
+        return []
+    }
+
+    /// `channel_type.updated`: the type's toggles. Emits nothing.
+    mutating func channelTypeUpdated(name: String, read: Bool?, delivery: Bool?) -> [ReducerOutput] {
+        let new = (typeFlags[name] ?? []).updated(read: read, delivery: delivery)
+        typeFlags[name] = new.isEmpty ? nil : new
+        return []
     }
 }

@@ -1,10 +1,13 @@
 import EventBus
 
-/// The `receipts` service's methods (SPEC.md "Queries"). The reducer hides
-/// nothing: every field is present and `hidden_member_count` is 0; the privacy
-/// filters redact replies for their viewer afterwards.
+/// The `receipts` service's methods (SPEC.md "Queries"). The full reply hides
+/// nothing: every field is present and `hidden_member_count` is 0. Next to it
+/// the reducer computes the redacted views for the query's viewer (see
+/// ``QueryAnswer``), from structure: per channel, the sorted read and
+/// delivered positions of the members with receipts off give the counts to
+/// take out in O(log h), and reader pages skip the h hidden members.
 extension ReceiptReducer {
-    /// Answers a query; returns the reply's result object as JSON bytes.
+    /// Answers a query; returns the reply's full result object as JSON bytes.
     ///
     /// - Parameters:
     ///   - method: `channel_state`, `unread_counts` or `message_receipts`.
@@ -12,17 +15,112 @@ extension ReceiptReducer {
     /// - Throws: `bad_request` for an unknown method or a bad param (the message
     ///   names it, `params.cid: required`), `not_found` for an unknown channel or message.
     public func query(method: String, params: JSONValue) throws(QueryError) -> [UInt8] {
+        try answer(method: method, params: params).result
+    }
+
+    /// Answers a query with the full result and, for `channel_state` and
+    /// `message_receipts`, the redacted views for the viewer (``QueryAnswer``).
+    ///
+    /// - Parameters:
+    ///   - method: `channel_state`, `unread_counts` or `message_receipts`.
+    ///   - params: the params object.
+    /// - Throws: as ``query(method:params:)``.
+    public func answer(method: String, params: JSONValue) throws(QueryError) -> QueryAnswer {
         guard case .object = params else { throw .badRequest("params: must be an object") }
         switch method {
         case "channel_state":
-            return try channelState(params)
+            let ci = try channel(params)
+            let viewer = try Self.required(params, "viewer", Identifier.isValidUserID, Self.userRule)
+            return withViews(ci, viewer) { visibility in channelState(ci, visibility) }
         case "unread_counts":
-            return try unreadCounts(params)
+            return QueryAnswer(result: try unreadCounts(params), views: nil)
         case "message_receipts":
-            return try messageReceipts(params)
+            let request = try receiptsRequest(params)
+            return withViews(request.ci, request.viewer) { visibility in messageReceipts(request, visibility) }
         default:
             throw .badRequest("method: unknown method \"\(method)\"; expected channel_state, unread_counts or message_receipts")
         }
+    }
+
+    /// The full reply plus every view that hides someone.
+    private func withViews(_ ci: Int, _ viewerID: String, _ compute: (Visibility) -> (bytes: [UInt8], hidden: Int))
+        -> QueryAnswer
+    {
+        let channel = channels[ci]
+        let viewer = userIndex[viewerID]
+        let typeName = String(channel.cid.prefix { $0 != ":" })
+        let type = typeFlags[typeName] ?? []
+        let viewerFlags = viewer.map { userFlags[Int($0)] } ?? []
+        let read: Visibility.Mode = type.contains(.readOff) ? .all : .bySetting
+        let delivery: Visibility.Mode = type.contains(.deliveryOff) ? .all : .bySetting
+        var keys: [(String, Visibility.Mode, Visibility.Mode)] = [
+            ("read", read, .shown), ("delivery", .shown, delivery), ("read+delivery", read, delivery),
+        ]
+        let reciprocal = channel.memberCount == 2 && viewerFlags.contains(.readOff)
+        if reciprocal {
+            keys += [("read+reciprocity", .all, .shown), ("read+delivery+reciprocity", .all, delivery)]
+        }
+        var answer = QueryAnswer(result: compute(Visibility(viewer: viewer)).bytes, views: [])
+        for (key, readMode, deliveryMode) in keys {
+            let visibility = Visibility(read: readMode, delivery: deliveryMode, viewer: viewer)
+            guard hiddenMembers(channel, visibility, sender: nil).any > 0 else { continue }
+            let view = compute(visibility)
+            if view.hidden > 0 { answer.views?.append((key, view.bytes)) }
+        }
+        answer.viewerReadReceipts = !viewerFlags.contains(.readOff)
+        answer.memberCount = channel.memberCount
+        return answer
+    }
+
+    /// The hidden members of a view among the current members other than the
+    /// viewer and `sender`: how many are read-hidden, how many of those have
+    /// read `position` or later, the same for delivery, and how many have
+    /// anything hidden. O(log h).
+    func hiddenMembers(_ channel: ChannelState, _ visibility: Visibility, sender: UInt32?, position: Int32 = 0)
+        -> (read: Int, readFrom: Int, delivery: Int, deliveredFrom: Int, any: Int)
+    {
+        // The current members left out of the view's hiding: the viewer and the sender.
+        var excluded: [MemberState] = []
+        for user in [sender, visibility.viewer] {
+            guard let user, !excluded.contains(where: { $0.user == user }), let slot = channel.currentSlot(of: user)
+            else { continue }
+            excluded.append(channel.members[Int(slot)])
+        }
+        let everyone = channel.memberCount - excluded.count
+
+        func aspect(_ mode: Visibility.Mode, _ flag: PrivacyFlags, _ sorted: [Int32], _ tree: Fenwick,
+                    _ watermark: (MemberState) -> Int32) -> (Int, Int) {
+            switch mode {
+            case .shown:
+                return (0, 0)
+            case .all:
+                var from = channel.memberCount - tree.prefix(Int(position) + 1)
+                for record in excluded where watermark(record) >= position { from -= 1 }
+                return (everyone, from)
+            case .bySetting:
+                var size = sorted.count
+                var from = sorted.count - ChannelState.lowerBound(sorted, position)
+                for record in excluded where userFlags[Int(record.user)].contains(flag) {
+                    size -= 1
+                    if watermark(record) >= position { from -= 1 }
+                }
+                return (size, from)
+            }
+        }
+        let read = aspect(visibility.read, .readOff, channel.hiddenReads, channel.reads) { $0.readPosition }
+        let delivery = aspect(visibility.delivery, .deliveryOff, channel.hiddenDeliveries, channel.delivered) {
+            $0.deliveredPosition
+        }
+        let any: Int
+        switch (visibility.read, visibility.delivery) {
+        case (.all, _), (_, .all): any = everyone
+        case (.bySetting, .bySetting):
+            any = channel.hiddenMembers - excluded.filter { !userFlags[Int($0.user)].isEmpty }.count
+        case (.bySetting, .shown): any = read.0
+        case (.shown, .bySetting): any = delivery.0
+        case (.shown, .shown): any = 0
+        }
+        return (read.0, read.1, delivery.0, delivery.1, any)
     }
 
     // MARK: Params
@@ -59,32 +157,39 @@ extension ReceiptReducer {
 
     // MARK: Methods
 
-    /// `channel_state {cid, viewer}`: every current member, sorted by user id.
-    private func channelState(_ params: JSONValue) throws(QueryError) -> [UInt8] {
-        let ci = try channel(params)
-        _ = try Self.required(params, "viewer", Identifier.isValidUserID, Self.userRule)
+    /// `channel_state {cid, viewer}`: every current member, sorted by user id,
+    /// with the fields the view hides left out. O(n log n) for n members.
+    private func channelState(_ ci: Int, _ visibility: Visibility) -> (bytes: [UInt8], hidden: Int) {
         let channel = channels[ci]
         let current = channel.members.filter(\.isMember).sorted { users[Int($0.user)] < users[Int($1.user)] }
         var writer = JSONWriter(capacity: 64 + current.count * 192)
+        var hidden = 0
         writer.beginObject()
         writer.key("cid"); writer.string(channel.cid)
         writer.key("members")
         writer.beginArray()
         for record in current {
+            let hideRead = visibility.hidesRead(record.user, userFlags)
+            let hideDelivery = visibility.hidesDelivery(record.user, userFlags)
+            if hideRead || hideDelivery { hidden += 1 }
             writer.beginObject()
             writer.key("user_id"); writer.string(users[Int(record.user)])
-            writer.key("last_read"); writeOptional(&writer, times.decode(record.readTime))
-            writer.key("last_read_message_id"); writeOptional(&writer, channel.messageID(at: record.readPosition))
-            writer.key("unread_messages"); writer.int(channel.unread(after: record.readPosition, user: record.user))
-            writer.key("last_delivered_at"); writeOptional(&writer, times.decode(record.deliveredTime))
-            writer.key("last_delivered_message_id")
-            writeOptional(&writer, channel.messageID(at: record.deliveredPosition))
+            if !hideRead {
+                writer.key("last_read"); writeOptional(&writer, times.decode(record.readTime))
+                writer.key("last_read_message_id"); writeOptional(&writer, channel.messageID(at: record.readPosition))
+                writer.key("unread_messages"); writer.int(channel.unread(after: record.readPosition, user: record.user))
+            }
+            if !hideDelivery {
+                writer.key("last_delivered_at"); writeOptional(&writer, times.decode(record.deliveredTime))
+                writer.key("last_delivered_message_id")
+                writeOptional(&writer, channel.messageID(at: record.deliveredPosition))
+            }
             writer.endObject()
         }
         writer.endArray()
-        writer.key("hidden_member_count"); writer.int(0)
+        writer.key("hidden_member_count"); writer.int(hidden)
         writer.endObject()
-        return writer.bytes
+        return (writer.bytes, hidden)
     }
 
     /// `unread_counts {user_id}`: totals over the user's channels and the channels with unread, by cid.
@@ -124,13 +229,19 @@ extension ReceiptReducer {
         return writer.bytes
     }
 
-    /// `message_receipts {cid, message_id, viewer, page_size?, cursor?}`: counts
-    /// over the current members other than the sender, in O(log n); readers
-    /// furthest read first (then by user id), paged in O(log n + page).
-    private func messageReceipts(_ params: JSONValue) throws(QueryError) -> [UInt8] {
+    /// A validated `message_receipts` request.
+    struct ReceiptsRequest {
+        var ci: Int
+        var position: Int32
+        var viewer: String
+        var pageSize: Int
+        var cursor: ReaderCursor?
+    }
+
+    private func receiptsRequest(_ params: JSONValue) throws(QueryError) -> ReceiptsRequest {
         let ci = try channel(params)
         let messageID = try Self.required(params, "message_id", Identifier.isValidMessageID, Self.idRule)
-        _ = try Self.required(params, "viewer", Identifier.isValidUserID, Self.userRule)
+        let viewer = try Self.required(params, "viewer", Identifier.isValidUserID, Self.userRule)
         var pageSize = 50
         if let value = params["page_size"], value != .null {
             guard let size = value.int64Value, (1...100).contains(size) else {
@@ -152,6 +263,17 @@ extension ReceiptReducer {
         guard let position = channel.messageIndex.position(of: messageID, in: channel.messageIDs) else {
             throw .notFound("params.message_id: no message \(messageID) in \(channel.cid)")
         }
+        return ReceiptsRequest(ci: ci, position: position, viewer: viewer, pageSize: pageSize, cursor: cursor)
+    }
+
+    /// `message_receipts {cid, message_id, viewer, page_size?, cursor?}`: counts
+    /// over the current members other than the sender, in O(log n) (a view
+    /// takes out its hidden members in O(log h)); readers furthest read first
+    /// (then by user id), paged in O(log n + page + h), skipping the hidden.
+    private func messageReceipts(_ request: ReceiptsRequest, _ visibility: Visibility) -> (bytes: [UInt8], hidden: Int) {
+        let channel = channels[request.ci]
+        let position = request.position
+        let pageSize = request.pageSize
         let sender = channel.sender(at: position)
         let senderRecord = channel.currentSlot(of: sender).map { channel.members[Int($0)] }
         let others = channel.memberCount - (senderRecord == nil ? 0 : 1)
@@ -161,44 +283,99 @@ extension ReceiptReducer {
             if senderRecord.readPosition >= position { readCount -= 1 }
             if senderRecord.deliveredPosition >= position { deliveredCount -= 1 }
         }
+        let hidden = hiddenMembers(channel, visibility, sender: sender, position: position)
+        let visibleReadCount = readCount - hidden.readFrom
+        let visibleDeliveredCount = deliveredCount - hidden.deliveredFrom
 
         var writer = JSONWriter(capacity: 160 + pageSize * 64)
         writer.beginObject()
-        writer.key("read_count"); writer.int(readCount)
-        writer.key("delivered_count"); writer.int(deliveredCount)
-        writer.key("unread_member_count"); writer.int(others - readCount)
-        writer.key("undelivered_member_count"); writer.int(others - deliveredCount)
-        writer.key("hidden_member_count"); writer.int(0)
+        writer.key("read_count"); writer.int(visibleReadCount)
+        writer.key("delivered_count"); writer.int(visibleDeliveredCount)
+        writer.key("unread_member_count"); writer.int(others - hidden.read - visibleReadCount)
+        writer.key("undelivered_member_count"); writer.int(others - hidden.delivery - visibleDeliveredCount)
+        writer.key("hidden_member_count"); writer.int(hidden.any)
         writer.key("readers")
         writer.beginArray()
-        let readers = channel.readers
-        var index =
-            cursor.map { readers.bound($0.position, $0.userID, strict: true, users) }
-            ?? ReaderList.Index(chunk: 0, offset: 0)
-        var written = 0
-        var last: ReaderList.Entry?
         var nextCursor: String?
-        while let entry = readers.entry(at: index), entry.position >= position {
-            if entry.user != sender {
-                if written == pageSize {
-                    // A page is full and another reader follows: the cursor is the last written one.
-                    nextCursor = last.map { ReaderCursor(position: $0.position, userID: users[Int($0.user)]).text }
-                    break
+        if visibility.read == .all {
+            // Only the viewer's own read shows: one reader at most, no next page.
+            if let viewer = visibility.viewer, viewer != sender, let slot = channel.currentSlot(of: viewer) {
+                let record = channel.members[Int(slot)]
+                let entry = ReaderList.Entry(position: record.readPosition, user: viewer)
+                let afterCursor = request.cursor.map {
+                    ReaderList.follows(entry, $0.position, $0.userID, users)
+                } ?? true
+                if record.readPosition >= position && afterCursor {
+                    writeReader(&writer, channel, record)
                 }
-                let record = channel.members[Int(channel.slots[entry.user]!)]  // readers are current members
-                writer.beginObject()
-                writer.key("user_id"); writer.string(users[Int(entry.user)])
-                writer.key("last_read"); writeOptional(&writer, times.decode(record.readTime))
-                writer.endObject()
-                written += 1
-                last = entry
             }
-            index = readers.index(after: index)
+        } else {
+            let readers = channel.readers
+            var index =
+                request.cursor.map { readers.bound($0.position, $0.userID, strict: true, users) }
+                ?? ReaderList.Index(chunk: 0, offset: 0)
+            var written = 0
+            var last: ReaderList.Entry?
+            while let entry = readers.entry(at: index), entry.position >= position {
+                if entry.user != sender && !visibility.hidesRead(entry.user, userFlags) {
+                    if written == pageSize {
+                        // A page is full and another visible reader follows: the cursor is the last written one.
+                        nextCursor = last.map { ReaderCursor(position: $0.position, userID: users[Int($0.user)]).text }
+                        break
+                    }
+                    writeReader(&writer, channel, channel.members[Int(channel.slots[entry.user]!)])  // readers are current members
+                    written += 1
+                    last = entry
+                }
+                index = readers.index(after: index)
+            }
         }
         writer.endArray()
         writer.key("next_cursor"); writeOptional(&writer, nextCursor)
         writer.endObject()
-        return writer.bytes
+        return (writer.bytes, hidden.any)
+    }
+
+    private func writeReader(_ writer: inout JSONWriter, _ channel: ChannelState, _ record: MemberState) {
+        writer.beginObject()
+        writer.key("user_id"); writer.string(users[Int(record.user)])
+        writer.key("last_read"); writeOptional(&writer, times.decode(record.readTime))
+        writer.endObject()
+    }
+}
+
+/// Which members' read and delivery fields a view hides from its viewer.
+struct Visibility: Sendable {
+    /// How a view treats one kind of receipt.
+    enum Mode: Sendable, Equatable {
+        /// Nobody's is hidden (the full reply).
+        case shown
+        /// Hidden for the members whose own setting is off.
+        case bySetting
+        /// Hidden for everyone (a channel type toggle, or reciprocity).
+        case all
+    }
+
+    var read: Mode = .shown
+    var delivery: Mode = .shown
+    /// The interned viewer, who always sees their own fields; `nil` if unknown.
+    var viewer: UInt32?
+
+    func hidesRead(_ user: UInt32, _ flags: [PrivacyFlags]) -> Bool {
+        hides(read, .readOff, user, flags)
+    }
+
+    func hidesDelivery(_ user: UInt32, _ flags: [PrivacyFlags]) -> Bool {
+        hides(delivery, .deliveryOff, user, flags)
+    }
+
+    private func hides(_ mode: Mode, _ flag: PrivacyFlags, _ user: UInt32, _ flags: [PrivacyFlags]) -> Bool {
+        guard user != viewer else { return false }
+        switch mode {
+        case .shown: return false
+        case .all: return true
+        case .bySetting: return flags[Int(user)].contains(flag)
+        }
     }
 }
 

@@ -6,11 +6,14 @@ import EventBus
 /// zigzag) and length-prefixed UTF-8 strings: users; irregular times;
 /// rejection counts; channels, each its cid, its messages (id, sender and
 /// flags) and its member records (user, read and delivered positions, whether
-/// a member now, read and delivered times). Only the primary state is stored;
-/// the count structures are rebuilt on load in O(n log n).
+/// a member now, read and delivered times). Version 2 appends the privacy
+/// settings: a flags byte per user, then the channel types with something
+/// off (name, flags byte), sorted by name. Version 1 still loads (no
+/// settings: everything shared). Only the primary state is stored; the count
+/// structures are rebuilt on load in O(n log n).
 extension ReceiptReducer {
     static let snapshotMagic: [UInt8] = [0x52, 0x52, 0x53]  // "RRS"
-    static let snapshotVersion: UInt8 = 1
+    static let snapshotVersion: UInt8 = 2
 
     /// Encodes the whole state.
     public func encodeSnapshot() -> [UInt8] {
@@ -41,6 +44,13 @@ extension ReceiptReducer {
                 w.int(record.deliveredTime)
             }
         }
+        w.uint(UInt64(userFlags.count))
+        for flags in userFlags { w.bytes.append(flags.rawValue) }
+        w.uint(UInt64(typeFlags.count))
+        for (name, flags) in typeFlags.sorted(by: { $0.key < $1.key }) {
+            w.string(name)
+            w.bytes.append(flags.rawValue)
+        }
         return w.bytes
     }
 
@@ -55,7 +65,10 @@ extension ReceiptReducer {
         guard snapshot.count >= 4, Array(snapshot[0..<3]) == Self.snapshotMagic else {
             throw SnapshotError("not a receipt reducer snapshot")
         }
-        guard snapshot[3] == Self.snapshotVersion else { throw SnapshotError("unknown snapshot version \(snapshot[3])") }
+        let version = snapshot[3]
+        guard version == 1 || version == Self.snapshotVersion else {
+            throw SnapshotError("unknown snapshot version \(version)")
+        }
         r.offset = 4
         for _ in 0..<(try r.count("users")) {
             let user = try r.string("user id")
@@ -78,7 +91,40 @@ extension ReceiptReducer {
                 userChannels[Int(record.user)].append(ci)
             }
         }
+        if version >= 2 { try decodeSettings(&r) }
         guard r.isAtEnd else { throw SnapshotError("trailing bytes at \(r.offset)") }
+    }
+
+    /// Reads the privacy settings (version 2) and rebuilds the hidden members' structures.
+    private mutating func decodeSettings(_ r: inout SnapshotReader) throws(SnapshotError) {
+        guard try r.count("user flags") == users.count else { throw SnapshotError("expected \(users.count) user flags") }
+        for i in users.indices {
+            let flags = PrivacyFlags(rawValue: try r.byte())
+            guard flags.rawValue & ~3 == 0 else { throw SnapshotError("bad flags for user \(users[i])") }
+            userFlags[i] = flags
+        }
+        for _ in 0..<(try r.count("channel types")) {
+            let name = try r.string("channel type")
+            let flags = PrivacyFlags(rawValue: try r.byte())
+            guard !flags.isEmpty, flags.rawValue & ~3 == 0, typeFlags[name] == nil else {
+                throw SnapshotError("bad channel type \(name)")
+            }
+            typeFlags[name] = flags
+        }
+        for ci in channels.indices {
+            var reads: [Int32] = []
+            var deliveries: [Int32] = []
+            var hidden = 0
+            for record in channels[ci].members where record.isMember {
+                let flags = userFlags[Int(record.user)]
+                if flags.contains(.readOff) { reads.append(record.readPosition) }
+                if flags.contains(.deliveryOff) { deliveries.append(record.deliveredPosition) }
+                if !flags.isEmpty { hidden += 1 }
+            }
+            channels[ci].hiddenReads = reads.sorted()
+            channels[ci].hiddenDeliveries = deliveries.sorted()
+            channels[ci].hiddenMembers = hidden
+        }
     }
 
     private static func decodeChannel(_ cid: String, _ r: inout SnapshotReader, _ users: [String])

@@ -53,6 +53,10 @@ public struct ReceiptReducer: Sendable {
     var channelIndex: [String: Int32] = [:]
     /// Time codes.
     var times = TimeTable()
+    /// Privacy flags by user index (parallel to ``users``).
+    var userFlags: [PrivacyFlags] = []
+    /// Channel type → its toggles, for types with something off.
+    var typeFlags: [String: PrivacyFlags] = [:]
     /// Rejections so far, by ``RejectionReason`` (in `allCases` order).
     var rejections: [UInt64] = Array(repeating: 0, count: RejectionReason.allCases.count)
 
@@ -62,8 +66,9 @@ public struct ReceiptReducer: Sendable {
     /// Applies one input and returns the events it causes, in order.
     ///
     /// Pure and deterministic: the same state and input always give the same
-    /// state and outputs. `user.updated` and `channel_type.updated` are not the
-    /// reducer's concern (the privacy filters handle them) and produce nothing.
+    /// state and outputs. `user.updated` and `channel_type.updated` produce
+    /// nothing; the reducer tracks them, in log order, to prepare the redacted
+    /// views of its replies (``answer(method:params:)``) for the privacy filters.
     public mutating func apply(_ input: ReducerInput) -> [ReducerOutput] {
         switch input.payload {
         case .channelCreated(let cid, let members):
@@ -84,8 +89,10 @@ public struct ReceiptReducer: Sendable {
             return markRead(input, cid: cid, userID: userID, at: readAt)
         case .notificationMarkUnread(let cid, let userID, let messageID):
             return markUnread(input, cid: cid, userID: userID, messageID: messageID)
-        case .userUpdated, .channelTypeUpdated:
-            return []
+        case .userUpdated(let userID, let delivery, let read):
+            return userUpdated(userID: userID, read: read, delivery: delivery)
+        case .channelTypeUpdated(let name, let delivery, let read):
+            return channelTypeUpdated(name: name, read: read, delivery: delivery)
         }
     }
 
@@ -97,6 +104,7 @@ public struct ReceiptReducer: Sendable {
         let index = UInt32(users.count)
         precondition(index <= ChannelState.senderMask, "more than 2^29 users")
         users.append(userID)
+        userFlags.append([])
         userIndex[userID] = index
         userChannels.append([])
         return index

@@ -15,7 +15,9 @@ struct ReducerState: PluginState {
 
 /// The `receipt-reducer` plugin: folds the ingress stage into watermarks and
 /// counts, emits the egress events (SPEC.md "Egress events") and answers the
-/// `receipts` service.
+/// `receipts` service. A `channel_state` or `message_receipts` reply carries
+/// the full result and the redacted views for its viewer (``QueryAnswer``);
+/// the broker returns only the result, so without filters nothing is hidden.
 ///
 /// It consumes the receipt events (`message.*`, `notification.*`) and replaces
 /// them with what the fold emits; it passes every other event on unchanged —
@@ -34,7 +36,8 @@ struct ReceiptReducerPlugin: Plugin {
                 return
             }
             do {
-                output.reply(to: query, result: try state.reducer.query(method: query.method, params: query.params))
+                // The full result plus the redacted views the privacy filters pick from.
+                output.reply(to: query, data: try state.reducer.answer(method: query.method, params: query.params).data)
             } catch {
                 output.reply(to: query, errorCode: ErrorCode(rawValue: error.code) ?? .badRequest, message: error.message)
             }

@@ -37,6 +37,12 @@ struct ChannelState: Sendable {
     var delivered = Fenwick([0])
     /// Current members, furthest read first.
     var readers = ReaderList()
+    /// Read positions of the current members whose read receipts are off, sorted.
+    var hiddenReads: [Int32] = []
+    /// Delivered positions of the current members whose delivery receipts are off, sorted.
+    var hiddenDeliveries: [Int32] = []
+    /// Current members with read or delivery receipts off.
+    var hiddenMembers = 0
 
     init(cid: String) {
         self.cid = cid
@@ -146,21 +152,43 @@ struct ChannelState: Sendable {
     }
 
     /// Counts a current member's watermarks in the structures (`delta` +1) or stops counting them (-1).
-    private mutating func count(_ record: MemberState, _ delta: Int32, _ users: [String]) {
+    private mutating func count(_ record: MemberState, _ delta: Int32, _ users: [String], _ flags: PrivacyFlags) {
         reads.add(Int(record.readPosition) + 1, delta)
         delivered.add(Int(record.deliveredPosition) + 1, delta)
         let entry = ReaderList.Entry(position: record.readPosition, user: record.user)
         if delta > 0 { readers.insert(entry, users) } else { readers.remove(entry, users) }
+        countHidden(record, delta, flags)
+    }
+
+    /// Counts a current member in the hidden members' structures (`delta` +1) or stops (-1): O(h).
+    mutating func countHidden(_ record: MemberState, _ delta: Int32, _ flags: PrivacyFlags) {
+        if flags.contains(.readOff) { Self.update(&hiddenReads, record.readPosition, delta) }
+        if flags.contains(.deliveryOff) { Self.update(&hiddenDeliveries, record.deliveredPosition, delta) }
+        if !flags.isEmpty { hiddenMembers += Int(delta) }
+    }
+
+    /// Inserts (`delta` +1) or removes (-1) one `value` in a sorted array.
+    static func update(_ sorted: inout [Int32], _ value: Int32, _ delta: Int32) {
+        let i = lowerBound(sorted, value)
+        if delta > 0 { sorted.insert(value, at: i) } else { sorted.remove(at: i) }
+    }
+
+    /// Changes the privacy flags a current member is counted with.
+    mutating func changeFlags(slot: Int32, from old: PrivacyFlags, to new: PrivacyFlags) {
+        let record = members[Int(slot)]
+        guard record.isMember, old != new else { return }
+        countHidden(record, -1, old)
+        countHidden(record, 1, new)
     }
 
     /// Makes `user` a member: a returning member keeps their watermarks, a new
     /// one starts at the latest message at `time`. Returns `false` if already a member.
-    mutating func addMember(_ user: UInt32, time: Int64, _ users: [String]) -> Bool {
+    mutating func addMember(_ user: UInt32, time: Int64, _ users: [String], flags: PrivacyFlags) -> Bool {
         if let slot = slots[user] {
             guard !members[Int(slot)].isMember else { return false }
             members[Int(slot)].isMember = true
             memberCount += 1
-            count(members[Int(slot)], 1, users)
+            count(members[Int(slot)], 1, users, flags)
             return true
         }
         let start = latest
@@ -171,23 +199,27 @@ struct ChannelState: Sendable {
         slots[user] = Int32(members.count)
         members.append(record)
         memberCount += 1
-        count(record, 1, users)
+        count(record, 1, users, flags)
         return true
     }
 
     /// Stops counting `user`, keeping their record. Returns `false` if not a member.
-    mutating func removeMember(_ user: UInt32, _ users: [String]) -> Bool {
+    mutating func removeMember(_ user: UInt32, _ users: [String], flags: PrivacyFlags) -> Bool {
         guard let slot = slots[user], members[Int(slot)].isMember else { return false }
-        count(members[Int(slot)], -1, users)
+        count(members[Int(slot)], -1, users, flags)
         members[Int(slot)].isMember = false
         memberCount -= 1
         return true
     }
 
     /// Sets a current member's read watermark (either direction).
-    mutating func setRead(slot: Int32, to position: Int32, time: Int64, _ users: [String]) {
+    mutating func setRead(slot: Int32, to position: Int32, time: Int64, _ users: [String], flags: PrivacyFlags) {
         let old = members[Int(slot)]
         if old.isMember && old.readPosition != position {
+            if flags.contains(.readOff) {
+                Self.update(&hiddenReads, old.readPosition, -1)
+                Self.update(&hiddenReads, position, 1)
+            }
             reads.add(Int(old.readPosition) + 1, -1)
             reads.add(Int(position) + 1, 1)
             readers.remove(ReaderList.Entry(position: old.readPosition, user: old.user), users)
@@ -198,9 +230,13 @@ struct ChannelState: Sendable {
     }
 
     /// Sets a current member's delivered watermark.
-    mutating func setDelivered(slot: Int32, to position: Int32, time: Int64) {
+    mutating func setDelivered(slot: Int32, to position: Int32, time: Int64, flags: PrivacyFlags) {
         let old = members[Int(slot)]
         if old.isMember && old.deliveredPosition != position {
+            if flags.contains(.deliveryOff) {
+                Self.update(&hiddenDeliveries, old.deliveredPosition, -1)
+                Self.update(&hiddenDeliveries, position, 1)
+            }
             delivered.add(Int(old.deliveredPosition) + 1, -1)
             delivered.add(Int(position) + 1, 1)
         }

@@ -1,0 +1,140 @@
+import EventBus
+import EventBusSupervisor
+import Foundation
+import Testing
+import ZeroMQ
+
+/// The privacy filters as real processes under the supervisor (SPEC.md "Privacy filters").
+@Suite(.serialized) struct PrivacyPipelineTests {
+    static let cid = "messaging:general"
+
+    static func ingress(_ n: Int, _ type: String, subject: String = cid, _ data: String) -> [UInt8] {
+        Array(#"{"specversion":"1.0","id":"p\#(n)","source":"/test","type":"\#(type)","subject":"\#(subject)","time":"2026-11-22T03:10:00.123Z","data":\#(data)}"#.utf8)
+    }
+
+    /// A channel of ann, bob and cat with three messages from ann; bob turns read receipts off.
+    static let setup: [[UInt8]] = [
+        ingress(1, "channel.created", #"{"cid":"\#(cid)","members":["ann","bob","cat"]}"#),
+        ingress(2, "message.new", #"{"cid":"\#(cid)","message":{"id":"m1","user_id":"ann","created_at":"2026-11-22T03:00:00.000Z"}}"#),
+        ingress(3, "message.new", #"{"cid":"\#(cid)","message":{"id":"m2","user_id":"ann","created_at":"2026-11-22T03:00:01.000Z"}}"#),
+        ingress(4, "user.updated", subject: "@bob", #"{"user":{"id":"bob","privacy_settings":{"read_receipts":{"enabled":false}}}}"#),
+    ]
+
+    /// Acks: bob's read is withheld, cat's read and bob's delivery are not.
+    static let acks: [[UInt8]] = [
+        ingress(10, "message.read", #"{"cid":"\#(cid)","user_id":"bob","message_id":"m1"}"#),
+        ingress(11, "message.read", #"{"cid":"\#(cid)","user_id":"cat","message_id":"m1"}"#),
+        ingress(12, "message.delivered", #"{"cid":"\#(cid)","user_id":"bob","message_id":"m2"}"#),
+    ]
+
+    static let filtered = [
+        "out/\(cid)/message.new", "out/\(cid)/message.new",
+        "out/@bob/notification.mark_read",
+        "out/\(cid)/message.read", "out/@cat/notification.mark_read",
+        "out/\(cid)/message.delivered",
+    ]
+
+    static let unfiltered = [
+        "out/\(cid)/message.new", "out/\(cid)/message.new",
+        "out/\(cid)/message.read", "out/@bob/notification.mark_read",
+        "out/\(cid)/message.read", "out/@cat/notification.mark_read",
+        "out/\(cid)/message.delivered",
+    ]
+
+    /// Reads `count` events of `prefix` from the start: (topic, event JSON).
+    static func read(_ pipeline: SupervisedPipeline, _ prefix: String, count: Int, consumer: String) throws -> [(String, JSONValue)] {
+        let socket = try pipeline.peer()
+        defer { socket.close() }
+        _ = try pipeline.call(socket, "CONSUME", [Array(consumer.utf8), Array("earliest".utf8), Array("1000".utf8), Array(prefix.utf8)])
+        var events: [(String, JSONValue)] = []
+        while events.count < count, let frames = try socket.receive() {
+            guard frames.count == 6, frames[1] == Array("EVT".utf8) else { continue }
+            events.append((String(decoding: frames[4], as: UTF8.self), try JSONParser.parse(frames[5])))
+        }
+        return events
+    }
+
+    static func query(_ pipeline: SupervisedPipeline, _ method: String, _ params: String) throws -> JSONValue {
+        let socket = try pipeline.peer()
+        defer { socket.close() }
+        let reply = try pipeline.call(socket, "REQ", [Array("receipts".utf8), Array(#"{"method":"\#(method)","params":\#(params)}"#.utf8)])
+        return try JSONParser.parse(reply.last ?? [])
+    }
+
+    static func stages(_ names: [String]) -> [PipelineStage] {
+        names.map { SupervisedPipeline.plugin($0, executable: $0) }
+    }
+
+    @Test func defaultPipelineWithholdsHiddenReceiptsEndToEndAndAuditsThem() throws {
+        let pipeline = try SupervisedPipeline(Self.stages(["receipt-reducer", "read-privacy", "delivery-privacy"]))
+        defer { pipeline.stop() }
+        try pipeline.waitUntilReady()
+        let publisher = try pipeline.peer()
+        defer { publisher.close() }
+        _ = try pipeline.call(publisher, "PUB", [Array("in".utf8)] + Self.setup + Self.acks)
+        let out = try Self.read(pipeline, "out/", count: Self.filtered.count, consumer: "check-out")
+        #expect(out.map(\.0) == Self.filtered)
+        let audit = try Self.read(pipeline, "diag/", count: 1, consumer: "check-diag")
+        #expect(audit.first?.0 == "diag/\(Self.cid)/receipt.suppressed")
+        #expect(audit.first?.1["data"]?["reason"]?.stringValue == "user_setting")
+        #expect(audit.first?.1["data"]?["policy"]?.stringValue == "read-privacy")
+        let receipts = try Self.query(pipeline, "message_receipts", #"{"cid":"\#(Self.cid)","message_id":"m1","viewer":"ann"}"#)
+        #expect(receipts["read_count"]?.int64Value == 1)
+        #expect(receipts["hidden_member_count"]?.int64Value == 1)
+        #expect(receipts["views"] == nil)
+        let own = try Self.query(pipeline, "message_receipts", #"{"cid":"\#(Self.cid)","message_id":"m1","viewer":"bob"}"#)
+        #expect(own["read_count"]?.int64Value == 2)
+    }
+
+    @Test func aDownFilterHoldsEverythingBackUntilItIsBackThenAllArrivesInOrder() throws {
+        let pipeline = try SupervisedPipeline(Self.stages(["receipt-reducer", "read-privacy", "delivery-privacy"])) { config in
+            config.initialBackoff = .seconds(4)
+        }
+        defer { pipeline.stop() }
+        try pipeline.waitUntilReady()
+        let publisher = try pipeline.peer()
+        defer { publisher.close() }
+        _ = try pipeline.call(publisher, "PUB", [Array("in".utf8)] + Self.setup)
+        #expect(try Self.read(pipeline, "out/", count: 2, consumer: "before").count == 2)
+        // `out` also logs the private settings and membership events (never delivered from it).
+        let logged = try pipeline.stats()["stages"]?["out"]?.int64Value
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(try pipeline.stats()["stages"]?["out"]?.int64Value == logged)
+        let pid = try #require(pipeline.supervisor.processIdentifier(of: "read-privacy"))
+        kill(pid, SIGKILL)
+        Thread.sleep(forTimeInterval: 0.3)
+        _ = try pipeline.call(publisher, "PUB", [Array("in".utf8)] + Self.acks)
+        Thread.sleep(forTimeInterval: 1.5)
+        // The filter is still down: nothing of the acks reached `out`.
+        #expect(try pipeline.stats()["stages"]?["out"]?.int64Value == logged)
+        let out = try Self.read(pipeline, "out/", count: Self.filtered.count, consumer: "after")
+        #expect(out.map(\.0) == Self.filtered)
+    }
+
+    @Test func withoutFiltersNothingIsSuppressedAndVisibleReceiptsAreTheSame() throws {
+        var results: [[(String, JSONValue)]] = []
+        var counts: [JSONValue] = []
+        for names in [["receipt-reducer"], ["receipt-reducer", "read-privacy", "delivery-privacy"]] {
+            let pipeline = try SupervisedPipeline(Self.stages(names))
+            defer { pipeline.stop() }
+            try pipeline.waitUntilReady()
+            let publisher = try pipeline.peer()
+            _ = try pipeline.call(publisher, "PUB", [Array("in".utf8)] + Self.setup + Self.acks)
+            publisher.close()
+            let expected = names.count == 1 ? Self.unfiltered : Self.filtered
+            let out = try Self.read(pipeline, "out/", count: expected.count, consumer: "check")
+            #expect(out.map(\.0) == expected)
+            results.append(out)
+            counts.append(try Self.query(pipeline, "message_receipts", #"{"cid":"\#(Self.cid)","message_id":"m2","viewer":"ann"}"#))
+            if names.count == 1 { #expect(try pipeline.stats()["stages"]?["diag"]?.int64Value ?? 0 == 0) }
+        }
+        // Events of users with receipts on are identical, byte for byte.
+        let visible = { (events: [(String, JSONValue)]) in
+            events.filter { $0.1["data"]?["user_id"]?.stringValue != "bob" || !$0.0.hasSuffix("message.read") }.map(\.1)
+        }
+        #expect(visible(results[0]) == visible(results[1]))
+        // m2: only bob's delivery counts; nobody read it.
+        #expect(counts[0]["delivered_count"] == counts[1]["delivered_count"])
+        #expect(counts[0]["read_count"] == counts[1]["read_count"])
+    }
+}

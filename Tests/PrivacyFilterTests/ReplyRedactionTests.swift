@@ -1,0 +1,105 @@
+import EventBus
+import PrivacyFilter
+import ReceiptReducer
+import Testing
+
+/// Replies for a viewer (SPEC.md "Privacy filters", "Queries"): hidden fields, counts, readers, cursors.
+@Suite struct ReplyRedactionTests {
+    static let cid = "messaging:general"
+
+    /// ann sent m1; bob (read off), cat (delivery off), dan and eve read m1.
+    static func driver(_ filters: [PrivacyFilter]) throws -> FilterDriver {
+        var d = FilterDriver(filters)
+        try d.send(.channelCreated(cid: cid, members: ["ann", "bob", "cat", "dan", "eve"]))
+        try d.send(.messageNew(cid: cid, message: message("m1", from: "ann")))
+        try d.send(.userUpdated(userID: "bob", deliveryReceipts: nil, readReceipts: false))
+        try d.send(.userUpdated(userID: "cat", deliveryReceipts: false, readReceipts: nil))
+        for user in ["bob", "cat", "dan", "eve"] { try d.send(.messageRead(cid: cid, userID: user, messageID: "m1", readAt: nil)) }
+        return d
+    }
+
+    static let both = [PrivacyFilter(policy: .read), PrivacyFilter(policy: .delivery)]
+
+    func member(_ state: JSONValue, _ user: String) -> JSONValue? {
+        guard case .array(let members)? = state["members"] else { return nil }
+        return members.first { $0["user_id"]?.stringValue == user }
+    }
+
+    @Test func channelStateHidesAMembersFieldsFromOthersButNotFromThemselves() throws {
+        var d = try Self.driver(Self.both)
+        let forDan = try d.query("channel_state", [("cid", .string(Self.cid)), ("viewer", .string("dan"))])
+        #expect(member(forDan, "bob")?["last_read"] == nil && member(forDan, "bob")?["unread_messages"] == nil)
+        #expect(member(forDan, "bob")?["last_delivered_message_id"]?.stringValue == "m1")
+        #expect(member(forDan, "cat")?["last_delivered_at"] == nil && member(forDan, "cat")?["last_read_message_id"]?.stringValue == "m1")
+        #expect(member(forDan, "eve")?["last_read_message_id"]?.stringValue == "m1")
+        #expect(forDan["hidden_member_count"]?.int64Value == 2)
+        let forBob = try d.query("channel_state", [("cid", .string(Self.cid)), ("viewer", .string("bob"))])
+        #expect(member(forBob, "bob")?["last_read_message_id"]?.stringValue == "m1")
+        #expect(forBob["hidden_member_count"]?.int64Value == 1)
+    }
+
+    @Test func theFilterOrderDoesNotMatter() throws {
+        var ab = try Self.driver(Self.both)
+        var ba = try Self.driver(Self.both.reversed())
+        for viewer in ["ann", "bob", "cat", "zed"] {
+            let params: [(String, JSONValue)] = [("cid", .string(Self.cid)), ("message_id", .string("m1")), ("viewer", .string(viewer))]
+            #expect(try ab.query("message_receipts", params) == ba.query("message_receipts", params))
+            let state: [(String, JSONValue)] = [("cid", .string(Self.cid)), ("viewer", .string(viewer))]
+            #expect(try ab.query("channel_state", state) == ba.query("channel_state", state))
+        }
+    }
+
+    @Test func messageReceiptsLeavesHiddenMembersOutOfCountsAndReaders() throws {
+        var d = try Self.driver(Self.both)
+        let r = try d.query("message_receipts", [("cid", .string(Self.cid)), ("message_id", .string("m1")), ("viewer", .string("ann"))])
+        #expect(r["read_count"]?.int64Value == 3)  // cat, dan, eve (bob hidden)
+        #expect(r["unread_member_count"]?.int64Value == 0)
+        #expect(r["delivered_count"]?.int64Value == 3)  // bob, dan, eve (cat hidden)
+        #expect(r["undelivered_member_count"]?.int64Value == 0)
+        #expect(r["hidden_member_count"]?.int64Value == 2)
+        guard case .array(let readers)? = r["readers"] else { Issue.record("no readers"); return }
+        #expect(readers.compactMap { $0["user_id"]?.stringValue } == ["cat", "dan", "eve"])
+        // Without filters nothing is hidden.
+        var plain = try Self.driver([])
+        let full = try plain.query("message_receipts", [("cid", .string(Self.cid)), ("message_id", .string("m1")), ("viewer", .string("ann"))])
+        #expect(full["read_count"]?.int64Value == 4 && full["hidden_member_count"]?.int64Value == 0)
+    }
+
+    @Test func aCursorNeverNamesAHiddenReaderAndPagesSkipThem() throws {
+        var d = try Self.driver(Self.both)
+        var seen: [String] = []
+        var cursor: JSONValue = .null
+        for _ in 0..<10 {
+            var params: [(String, JSONValue)] = [("cid", .string(Self.cid)), ("message_id", .string("m1")), ("viewer", .string("ann")),
+                                                 ("page_size", .number("1"))]
+            if cursor != .null { params.append(("cursor", cursor)) }
+            let r = try d.query("message_receipts", params)
+            if case .array(let readers)? = r["readers"] { seen += readers.compactMap { $0["user_id"]?.stringValue } }
+            cursor = r["next_cursor"] ?? .null
+            #expect(cursor.stringValue?.contains("bob") != true)
+            if cursor == .null { break }
+        }
+        #expect(seen == ["cat", "dan", "eve"])
+    }
+
+    @Test func reciprocityHidesEveryoneElsesReadsFromAViewerWithReadReceiptsOffInOneToOneChannels() throws {
+        for reciprocity in [false, true] {
+            var d = FilterDriver([PrivacyFilter(policy: .read, reciprocity: reciprocity)])
+            try d.send(.channelCreated(cid: "messaging:dm", members: ["ann", "bob"]))
+            try d.send(.channelCreated(cid: "messaging:group", members: ["ann", "bob", "cat"]))
+            for cid in ["messaging:dm", "messaging:group"] {
+                try d.send(.messageNew(cid: cid, message: message("m-\(cid.dropFirst(10))", from: "ann")))
+                try d.send(.messageRead(cid: cid, userID: "bob", messageID: "m-\(cid.dropFirst(10))", readAt: nil))
+            }
+            try d.send(.userUpdated(userID: "ann", deliveryReceipts: nil, readReceipts: false))
+            let dm = try d.query("message_receipts", [("cid", .string("messaging:dm")), ("message_id", .string("m-dm")), ("viewer", .string("ann"))])
+            #expect(dm["read_count"]?.int64Value == (reciprocity ? 0 : 1))
+            let state = try d.query("channel_state", [("cid", .string("messaging:dm")), ("viewer", .string("ann"))])
+            #expect((member(state, "bob")?["last_read"] == nil) == reciprocity)
+            #expect(member(state, "ann")?["last_read"] != nil)
+            // Groups are untouched.
+            let group = try d.query("message_receipts", [("cid", .string("messaging:group")), ("message_id", .string("m-group")), ("viewer", .string("ann"))])
+            #expect(group["read_count"]?.int64Value == 1)
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import EventBus
+import PrivacyFilter
+import ReceiptReducer
+import Testing
+
+/// A small seeded generator (SplitMix64).
+struct Rng {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+}
+
+@Suite struct SuppressionPropertyTests {
+    /// For random settings and acks (seeded), no receipt of a user or channel
+    /// type whose setting was off at that point reaches `out`, every receipt
+    /// with settings on does, and every self-addressed notification does.
+    @Test(arguments: 0..<20)
+    func noReceiptWithItsSettingOffEverReachesOutAndEveryNotificationDoes(seed: Int) throws {
+        var rng = Rng(state: UInt64(seed) &* 7919 &+ 1)
+        var d = FilterDriver([PrivacyFilter(policy: .read), PrivacyFilter(policy: .delivery)])
+        let users = ["ann", "bob", "cat", "dan"]
+        let cids = ["team:a", "dm:b"]
+        var userOff: [String: (read: Bool, delivery: Bool)] = [:]
+        var typeOff: [String: (read: Bool, delivery: Bool)] = [:]
+        for cid in cids { try d.send(.channelCreated(cid: cid, members: users)) }
+        var n = 0
+        for _ in 0..<300 {
+            let cid = cids[rng.below(2)]
+            let user = users[rng.below(4)]
+            let type = String(cid.prefix { $0 != ":" })
+            let before = d.reducer.readWatermark(cid: cid, userID: user)
+            let beforeDelivered = d.reducer.deliveredWatermark(cid: cid, userID: user)
+            var reached: [(topic: String, bytes: [UInt8])] = []
+            switch rng.below(7) {
+            case 0:
+                let read: Bool? = rng.below(2) == 0 ? nil : rng.below(2) == 0
+                let delivery: Bool? = rng.below(2) == 0 ? nil : rng.below(2) == 0
+                try d.send(.userUpdated(userID: user, deliveryReceipts: delivery, readReceipts: read))
+                var s = userOff[user] ?? (false, false)
+                if let read { s.read = !read }
+                if let delivery { s.delivery = !delivery }
+                userOff[user] = s
+                continue
+            case 1:
+                let read: Bool? = rng.below(3) == 0 ? nil : rng.below(3) != 0
+                let delivery = rng.below(3) != 0
+                try d.send(.channelTypeUpdated(name: type, deliveryEvents: delivery, readEvents: read))
+                var s = typeOff[type] ?? (false, false)
+                if let read { s.read = !read }
+                s.delivery = !delivery
+                typeOff[type] = s
+                continue
+            case 2:
+                n += 1
+                try d.send(.messageNew(cid: cid, message: message("m\(n)", from: users[rng.below(4)])))
+                continue
+            case 3:
+                reached = try d.send(.messageDelivered(cid: cid, userID: user, messageID: "m\(max(1, n - rng.below(3)))", deliveredAt: nil))
+            case 4:
+                reached = try d.send(.notificationMarkRead(cid: cid, userID: user, readAt: nil))
+            default:
+                reached = try d.send(.messageRead(cid: cid, userID: user, messageID: "m\(max(1, n - rng.below(3)))", readAt: nil))
+            }
+            let readMoved = d.reducer.readWatermark(cid: cid, userID: user) != before
+            let deliveredOnlyMoved = !readMoved && d.reducer.deliveredWatermark(cid: cid, userID: user) != beforeDelivered
+            let readHidden = (userOff[user]?.read ?? false) || (typeOff[type]?.read ?? false)
+            let deliveryHidden = (userOff[user]?.delivery ?? false) || (typeOff[type]?.delivery ?? false)
+            let kinds = reached.kinds
+            #expect(kinds.contains("\(cid)/message.read") == (readMoved && !readHidden), "seed \(seed): \(kinds)")
+            #expect(kinds.contains("\(cid)/message.delivered") == (deliveredOnlyMoved && !deliveryHidden), "seed \(seed): \(kinds)")
+            #expect(kinds.contains("@\(user)/notification.mark_read") == readMoved, "seed \(seed): \(kinds)")
+        }
+    }
+}

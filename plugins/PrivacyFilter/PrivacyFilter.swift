@@ -1,0 +1,90 @@
+import EventBus
+import EventBusPlugin
+import Logging
+
+/// A privacy filter plugin (`read-privacy` or `delivery-privacy`), placed after
+/// the reducer (SPEC.md "Privacy filters").
+///
+/// It sees every event of its input stage in log order and:
+/// - keeps the settings of `user.updated` and `channel_type.updated` (passing them on);
+/// - suppresses its policy's receipt event (`message.read` or
+///   `message.delivered`) when the user's setting or the channel type's toggle
+///   is off at that SEQ, recording a `receipt.suppressed` audit event on `diag`
+///   (`{seq, type, reason, policy}`, nothing of the payload);
+/// - replaces a `receipts` reply's result with the view that redacts its
+///   policy (``ReplyRedaction``);
+/// - passes everything else on unchanged, self-addressed `notification.*` included.
+///
+/// A filter that is down holds everything back (the events wait in the log):
+/// it fails closed.
+public struct PrivacyFilter: Plugin {
+    /// What this filter withholds.
+    public let policy: PrivacyPolicy
+    /// Whether read privacy applies reciprocity in one-to-one channels.
+    public let reciprocity: Bool
+    /// The plugin name (the policy's name).
+    public var name: String { policy.name }
+    private let reporter: SuppressionReporter
+
+    /// A filter for `policy`.
+    ///
+    /// - Parameters:
+    ///   - policy: read or delivery privacy.
+    ///   - reciprocity: for read privacy, a viewer with read receipts off sees
+    ///     nobody's read receipts in channels of exactly two members.
+    ///   - logger: where the suppression counts are logged now and then.
+    public init(policy: PrivacyPolicy, reciprocity: Bool = false, logger: Logger? = nil) {
+        self.policy = policy
+        self.reciprocity = reciprocity && policy == .read
+        reporter = SuppressionReporter(policy: policy, logger: logger ?? Logger(label: "eventbus.plugin.\(policy.name)"))
+    }
+
+    /// Starts with everything enabled.
+    public func initialState() -> PrivacySettings { PrivacySettings() }
+
+    /// Handles one event in log order (see the type's discussion).
+    public func handle(_ event: PluginEvent, state: inout PrivacySettings, output: inout PluginOutput) throws {
+        defer { reporter.note(state.suppressed) }
+        switch event.type {
+        case EventType.userUpdated.rawValue, EventType.channelTypeUpdated.rawValue:
+            if let (_, payload) = try event.ingress() { state.apply(payload) }
+            output.pass(event)
+        case policy.eventType.rawValue where !event.subject.hasPrefix("@"):
+            let envelope = try event.envelope()
+            guard let userID = envelope.data?["user_id"]?.stringValue, let cid = envelope.data?["cid"]?.stringValue else {
+                // Cannot judge it: stop rather than let it through (the supervisor restarts us).
+                throw PluginError("\(policy.name): \(event.type) at SEQ \(event.seq) has no user_id or cid")
+            }
+            guard let reason = state.suppression(policy, userID: userID, cid: cid) else {
+                output.pass(event)
+                return
+            }
+            state.count(reason)
+            output.emit(type: EventType.receiptSuppressed.rawValue, subject: String(event.subject),
+                        data: Self.auditRecord(seq: event.seq, type: String(event.type), reason: reason, policy: policy),
+                        time: envelope.time, to: .diag)
+        case EventType.reply.rawValue:
+            guard let reply = QueryReply(event),
+                let data = ReplyRedaction.redact(reply.data, policy: policy, reciprocity: reciprocity)
+            else {
+                output.pass(event)
+                return
+            }
+            output.reply(replacing: reply, data: data)
+        default:
+            output.pass(event)
+        }
+    }
+
+    /// The `receipt.suppressed` data: `{seq, type, reason, policy}`.
+    static func auditRecord(seq: UInt64, type: String, reason: SuppressionReason, policy: PrivacyPolicy) -> [UInt8] {
+        var w = JSONWriter(capacity: 96)
+        w.beginObject()
+        w.key("seq"); w.uint(seq)
+        w.key("type"); w.string(type)
+        w.key("reason"); w.string(reason.rawValue)
+        w.key("policy"); w.string(policy.name)
+        w.endObject()
+        return w.bytes
+    }
+}
