@@ -8,6 +8,10 @@
 //       the last EVT received, and the publish-confirm rate.
 //   eventbus-bench latency COMMAND_EP RATE SECONDS
 //       one-event PUBs at RATE per second; confirm latency percentiles.
+//   eventbus-bench reducer COMMAND_EP ACKS BATCH WINDOW [RATE]
+//       a group chat (1,000 members) then ACKS read acks that each move a
+//       watermark, through the receipt reducer; acks/s until every ack's
+//       `message.read` reached `out`, or, with RATE, ack-to-`out` latency.
 import Foundation
 import ZeroMQ
 
@@ -36,12 +40,12 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
     return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
 }
 
-func throughput(endpoint: String, count: Int, batch: Int, window: Int, stage: String) throws {
+func throughput(endpoint: String, count: Int, batch: Int, window: Int, stage: String, consumePrefix: String) throws {
     let context = try Context()
     let consumerName = "bench-\(UUID().uuidString.prefix(8).lowercased())"
     let consumer = try dealer(context, endpoint)
     try consumer.setReceiveTimeout(30_000)
-    try consumer.send(frames("CONSUME", "c", [Array(consumerName.utf8), Array("latest".utf8), Array("20000".utf8), Array("\(stage)/".utf8)]))
+    try consumer.send(frames("CONSUME", "c", [Array(consumerName.utf8), Array("latest".utf8), Array("20000".utf8), Array(consumePrefix.utf8)]))
     guard let ok = try consumer.receive(), ok.count == 4, ok[1] == Array("OK".utf8) else {
         throw ProcessError("CONSUME refused")
     }
@@ -149,12 +153,16 @@ let arguments = CommandLine.arguments
 do {
     switch arguments.count > 1 ? arguments[1] : "" {
     case "throughput" where arguments.count >= 6:
+        let stage = arguments.count > 6 ? arguments[6] : "in"
         try throughput(endpoint: arguments[2], count: Int(arguments[3]) ?? 100_000, batch: Int(arguments[4]) ?? 100,
-                       window: Int(arguments[5]) ?? 16, stage: arguments.count > 6 ? arguments[6] : "in")
+                       window: Int(arguments[5]) ?? 16, stage: stage, consumePrefix: arguments.count > 7 ? arguments[7] : "\(stage)/")
+    case "reducer" where arguments.count >= 6:
+        try reducer(endpoint: arguments[2], acks: Int(arguments[3]) ?? 100_000, batch: Int(arguments[4]) ?? 100,
+                    window: Int(arguments[5]) ?? 16, rate: arguments.count > 6 ? Int(arguments[6]) : nil)
     case "latency" where arguments.count >= 5:
         try latency(endpoint: arguments[2], rate: Int(arguments[3]) ?? 10_000, seconds: Double(arguments[4]) ?? 5)
     default:
-        FileHandle.standardError.write(Data("usage: eventbus-bench throughput EP COUNT BATCH WINDOW [STAGE] | latency EP RATE SECONDS\n".utf8))
+        FileHandle.standardError.write(Data("usage: eventbus-bench throughput EP COUNT BATCH WINDOW [STAGE [PREFIX]] | latency EP RATE SECONDS | reducer EP ACKS BATCH WINDOW [RATE]\n".utf8))
         exit(2)
     }
 } catch {

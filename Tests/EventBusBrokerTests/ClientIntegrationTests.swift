@@ -111,4 +111,15 @@ import Testing
         let next = try #require(try await iterator.next())
         #expect(next.seq == 4)
     }
+
+    @Test func withNoBrokerACallFailsWithTimeoutNamingTheEndpoint() async throws {
+        let endpoint = "ipc://\(FileManager.default.temporaryDirectory.path)/nobody-\(UUID().uuidString.prefix(8))"
+        let client = try BusClient(options: .init(endpoint: endpoint, requestTimeout: .milliseconds(300)), logger: Self.quiet())
+        defer { client.close() }
+        let start = ContinuousClock.now
+        let error = await #expect(throws: BusError.self) { try await client.ping() }
+        #expect(error?.code == .timeout)
+        #expect(error?.message.contains(endpoint) == true)
+        #expect(ContinuousClock.now - start < .seconds(3))
+    }
 }

@@ -1,0 +1,141 @@
+import Foundation
+import ZeroMQ
+
+/// The reducer workload: `members` users in one channel, then acks that each move
+/// a read watermark forward (member `i % members` reads message `i / members`).
+struct ReducerLoad {
+    static let cid = "messaging:bench"
+    let members: Int
+    let acks: Int
+
+    var messageCount: Int { (acks + members - 1) / members + 1 }
+
+    func setup() -> [[UInt8]] {
+        let list = (0..<members).map { "\"u\($0)\"" }.joined(separator: ",")
+        var events = [envelope("setup-c", "channel.created", #"{"cid":"\#(Self.cid)","members":[\#(list)]}"#)]
+        for n in 0..<messageCount {
+            // Sent by a bot that is not a member: it counts for everyone and moves no watermark.
+            events.append(envelope("setup-m\(n)", "message.new",
+                                   #"{"cid":"\#(Self.cid)","message":{"id":"m\#(n)","user_id":"bot","created_at":"2026-11-22T03:10:00.123Z"}}"#))
+        }
+        return events
+    }
+
+    func ack(_ i: Int) -> [UInt8] {
+        envelope("ack-\(i)", "message.read", #"{"cid":"\#(Self.cid)","user_id":"u\#(i % members)","message_id":"m\#(i / members)"}"#)
+    }
+
+    /// The ack index a `message.read` output stands for, read from its bytes.
+    func index(ofOutput event: [UInt8]) -> Int? {
+        guard let user = number(after: Array(#""user_id":"u"#.utf8), in: event),
+              let message = number(after: Array(#""last_read_message_id":"m"#.utf8), in: event) else { return nil }
+        return message * members + user
+    }
+
+    private func number(after marker: [UInt8], in bytes: [UInt8]) -> Int? {
+        guard bytes.count > marker.count else { return nil }
+        for start in 0...(bytes.count - marker.count) where bytes[start] == marker[0] {
+            if Array(bytes[start..<(start + marker.count)]) == marker {
+                var value = 0, index = start + marker.count
+                while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
+                    value = value * 10 + Int(bytes[index] - 48)
+                    index += 1
+                }
+                return value
+            }
+        }
+        return nil
+    }
+
+    private func envelope(_ id: String, _ type: String, _ data: String) -> [UInt8] {
+        Array(#"{"specversion":"1.0","id":"\#(id)","source":"/bench/backend","type":"\#(type)","subject":"\#(Self.cid)","time":"2026-11-22T03:10:00.123Z","data":\#(data)}"#.utf8)
+    }
+}
+
+/// Acks through broker + receipt reducer: throughput (no RATE) or ack-to-`out` latency at RATE.
+func reducer(endpoint: String, acks: Int, batch: Int, window: Int, rate: Int?) throws {
+    let load = ReducerLoad(members: 1_000, acks: acks)
+    let context = try Context()
+    let publisher = try dealer(context, endpoint)
+    try publisher.setReceiveTimeout(60_000)
+    func publishConfirmed(_ events: [[UInt8]]) throws {
+        for start in stride(from: 0, to: events.count, by: 500) {
+            try publisher.send(frames("PUB", "s", [Array("in".utf8)] + events[start..<min(events.count, start + 500)]))
+            guard let reply = try publisher.receive(), reply[1] == Array("OK".utf8) else { throw ProcessError("setup refused") }
+        }
+    }
+    try publishConfirmed(load.setup())
+
+    let consumerName = "bench-\(UUID().uuidString.prefix(8).lowercased())"
+    let consumer = try dealer(context, endpoint)
+    try consumer.setReceiveTimeout(60_000)
+    try consumer.send(frames("CONSUME", "c", [Array(consumerName.utf8), Array("latest".utf8), Array("20000".utf8), Array("out/\(ReducerLoad.cid)/message.read".utf8)]))
+    guard let ok = try consumer.receive(), ok[1] == Array("OK".utf8) else { throw ProcessError("CONSUME refused") }
+
+    var sentAt = [UInt64](repeating: 0, count: acks)
+    var arrivedAt = [UInt64](repeating: 0, count: acks)
+    let done = DispatchSemaphore(value: 0)
+    let received = Atomic(0)
+    nonisolated(unsafe) var arrivals = arrivedAt
+    Thread {
+        var seen = 0, lastAck = 0
+        while seen < acks, let message = try? consumer.receive() {
+            guard message.count == 6, message[1] == Array("EVT".utf8) else { continue }
+            if let index = load.index(ofOutput: message[5]), index < acks, arrivals[index] == 0 {
+                arrivals[index] = now()
+                seen += 1
+            }
+            if seen - lastAck >= 2_000 || seen == acks {
+                _ = try? consumer.send(frames("ACK", "a", [Array(consumerName.utf8), message[3]]))
+                lastAck = seen
+            }
+        }
+        received.set(seen)
+        done.signal()
+    }.start()
+
+    let events = (0..<acks).map(load.ack)
+    let start = now()
+    if let rate {
+        // One ack per PUB at a steady rate; confirms are read as they come.
+        var poller = Poller()
+        poller.add(publisher)
+        let interval = 1e9 / Double(rate)
+        var next = 0, confirmed = 0
+        while confirmed < acks {
+            let due = start + UInt64(Double(next) * interval)
+            if next < acks && now() >= due {
+                sentAt[next] = now()
+                try publisher.send(frames("PUB", "p", [Array("in".utf8), events[next]]))
+                next += 1
+                continue
+            }
+            if try poller.poll(timeoutMilliseconds: next < acks ? 0 : 100)[0].contains(.readable) {
+                while try publisher.receive(dontWait: true) != nil { confirmed += 1 }
+            }
+        }
+    } else {
+        var sent = 0, confirmed = 0, outstanding = 0
+        while confirmed < acks {
+            while outstanding < window && sent < acks {
+                let end = min(acks, sent + batch)
+                for i in sent..<end { sentAt[i] = now() }
+                try publisher.send(frames("PUB", "p", [Array("in".utf8)] + events[sent..<end]))
+                outstanding += 1
+                sent = end
+            }
+            guard let reply = try publisher.receive(), reply[1] == Array("OK".utf8) else { throw ProcessError("PUB refused") }
+            confirmed += reply.count - 3
+            outstanding -= 1
+        }
+    }
+    guard done.wait(timeout: .now() + 120) == .success else { throw ProcessError("outputs missing: \(received.get()) of \(acks)") }
+    arrivedAt = arrivals
+    let end = arrivedAt.max() ?? now()
+    let latencies = zip(sentAt, arrivedAt).map { Double($1 - $0) / 1_000 }.sorted()
+    let seconds = Double(end - start) / 1e9
+    print("RESULT mode=reducer acks=\(acks) rate=\(rate.map(String.init) ?? "max") seconds=\(String(format: "%.3f", seconds)) "
+        + "acks_per_s=\(Int(Double(acks) / seconds)) p50_us=\(Int(percentile(latencies, 0.5))) p99_us=\(Int(percentile(latencies, 0.99)))")
+    publisher.close()
+    consumer.close()
+}
