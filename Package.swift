@@ -125,6 +125,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "eventbus-reducer-bench",
+            dependencies: ["EventBus", "ReceiptReducer"],
+            path: "Benchmarks/ReducerBench",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "eventbus-bench",
             dependencies: ["ZeroMQ"],
             path: "Benchmarks/EventBusBench",

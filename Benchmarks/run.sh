@@ -52,6 +52,59 @@ bus_throughput() {  # name fsync count batch window
   broker_stop
   echo "$1 $(echo "$line" | grep -o 'events_per_s=[0-9]*' | cut -d= -f2)" >> $RESULTS
 }
+up_start() {  # $1 = --pipeline list or a config file (ends in .yaml)
+  local dir=$WORK/up-$RANDOM; COMMAND=$(ep); STREAM=$(ep); UP_DIR=${2:-$dir}
+  local how=(--pipeline "$1"); [[ "$1" == *.yaml ]] && how=(--config "$1")
+  : > $WORK/up.log
+  $BIN/eventbus up "${how[@]}" --data-dir "$UP_DIR" --command "$COMMAND" --stream "$STREAM" 2>>$WORK/up.log &
+  UP=$!; pids+=($UP)
+  UP_STARTED=$(date +%s.%N)
+  for _ in $(seq 600); do grep -q "eventbus ready" $WORK/up.log 2>/dev/null && return; sleep 0.05; done
+  echo "eventbus up did not get ready:"; cat $WORK/up.log; exit 1
+}
+up_stop() { kill -TERM $UP; wait $UP 2>/dev/null || true; }
+identity_pipeline() {  # $1 = N: a config file with N identity stages
+  local file=$WORK/pipeline-$1.yaml
+  echo "pipeline:" > $file
+  for i in $(seq "$1"); do printf '  - name: id%s\n    command: ["%s/identity"]\n' "$i" "$PWD/$BIN" >> $file; done
+  echo $file
+}
+bus_pipeline() {  # N identity stages, fsync always, batch 100
+  local n=$1 line
+  if [ "$n" = 0 ]; then
+    broker_start always
+    line=$($BIN/eventbus-bench throughput "$COMMAND" "$BUS_COUNT" 100 16 in in/)
+    broker_stop
+  else
+    up_start "$(identity_pipeline "$n")"
+    line=$($BIN/eventbus-bench throughput "$COMMAND" "$BUS_COUNT" 100 16 in out/)
+    up_stop
+  fi
+  echo "pipeline_$n $(echo "$line" | grep -o 'events_per_s=[0-9]*' | cut -d= -f2)" >> $RESULTS
+}
+bus_reducer() {  # $1 = name, $2 = pipeline, $3 = acks, [$4 = rate]
+  up_start "$2"
+  local line; line=$($BIN/eventbus-bench reducer "$COMMAND" "$3" 100 16 ${4:-})
+  if [ -n "${4:-}" ]; then
+    echo "$1_p50_us $(echo "$line" | grep -o 'p50_us=[0-9]*' | cut -d= -f2)" >> $RESULTS
+    echo "$1_p99_us $(echo "$line" | grep -o 'p99_us=[0-9]*' | cut -d= -f2)" >> $RESULTS
+  else
+    echo "$1 $(echo "$line" | grep -o 'acks_per_s=[0-9]*' | cut -d= -f2)" >> $RESULTS
+  fi
+  if [ "${RESTART:-}" = 1 ]; then
+    # Restart on the same data directory: time until ready and the reducer caught up.
+    local head; head=$($BIN/eventbus stats --json --command "$COMMAND" | python3 -c 'import json,sys; print(json.load(sys.stdin)["head_seq"])')
+    up_stop
+    up_start "$2" "$UP_DIR"
+    while :; do
+      lag=$($BIN/eventbus stats --json --command "$COMMAND" | python3 -c 'import json,sys; s=json.load(sys.stdin); print(sum(c["lag"] for c in s["consumers"] if c["name"]=="receipt-reducer"))')
+      [ "$lag" = 0 ] && break; sleep 0.02
+    done
+    echo "restart_events $head" >> $RESULTS
+    echo "restart_to_live_s $(python3 -c "import time; print(round(time.time() - $UP_STARTED, 3))")" >> $RESULTS
+  fi
+  up_stop
+}
 bus_latency() {
   broker_start always
   local line; line=$($BIN/eventbus-bench latency "$COMMAND" 10000 5)
@@ -69,6 +122,14 @@ for run in $(seq "$RUNS"); do
   bus_throughput bus_batch100_nofsync "off" "$BUS_COUNT" 100 16
   bus_throughput bus_batch1_fsync "always" $((BUS_COUNT / 10)) 1 256
   bus_latency
+  for n in 0 1 3; do bus_pipeline $n; done
+  bus_reducer reducer_acks receipt-reducer "$BUS_COUNT"
+  bus_reducer pipeline_acks receipt-reducer,read-privacy,delivery-privacy "$BUS_COUNT"
+  bus_reducer reducer_latency receipt-reducer 50000 10000
+done
+RESTART=1 bus_reducer restart_acks receipt-reducer 300000
+$BIN/eventbus-reducer-bench | while read -r _ mode rest; do
+  for kv in $rest; do echo "${kv%%=*} ${kv#*=}" >> $RESULTS; done
 done
 
 python3 - "$RESULTS" <<'PY'
@@ -91,4 +152,22 @@ for name, rate, ratio, goal in rows:
     print(f"{name:52} {rate:12,.0f} {ratio if ratio == '' else f'{ratio:.3f}':>12} {goal:>8}")
 print(f"{'bus confirm latency at 10,000 events/s, p50 (us)':52} {m['latency_p50_us']:12,.0f}")
 print(f"{'bus confirm latency at 10,000 events/s, p99 (us)':52} {m['latency_p99_us']:12,.0f} {'':>12} {'< 5000':>8}")
+print()
+zero = m["pipeline_0"]
+print(f"{'pipeline of N identity stages, fsync always':52} {'events/s':>12} {'x N=0':>12} {'x proxy':>8}")
+for n in (0, 1, 3):
+    goal = "  >= 0.3" if n == 3 else ""
+    print(f"{'  N = ' + str(n):52} {m[f'pipeline_{n}']:12,.0f} {m[f'pipeline_{n}'] / zero:12.3f} {m[f'pipeline_{n}'] / proxy:8.3f}{goal}")
+print()
+print(f"{'receipts':52} {'figure':>12} {'goal':>12}")
+print(f"{'acks/s through broker + receipt-reducer':52} {m['reducer_acks']:12,.0f} {'>= 100,000':>12}")
+print(f"{'acks/s through the default pipeline (+2 filters)':52} {m['pipeline_acks']:12,.0f} {'':>12}")
+print(f"{'  default pipeline / reducer alone':52} {m['pipeline_acks'] / m['reducer_acks']:12.3f} {'>= 0.5':>12}")
+print(f"{'ack-to-out latency at 10,000 acks/s, p50 (us)':52} {m['reducer_latency_p50_us']:12,.0f}")
+print(f"{'ack-to-out latency at 10,000 acks/s, p99 (us)':52} {m['reducer_latency_p99_us']:12,.0f} {'<= 5,000':>12}")
+print(f"{'message_receipts at 100,000 members (us, in-process)':52} {m['message_receipts_us']:12,.1f} {'<= 50':>12}")
+print(f"{'unread_counts (us, in-process)':52} {m['unread_counts_us']:12,.1f} {'<= 50':>12}")
+print(f"{'resident bytes per (channel, member)':52} {m['per_member_bytes']:12,.0f} {'<= 100':>12}")
+print(f"{'resident bytes per retained message':52} {m['per_message_bytes']:12,.0f} {'<= 48':>12}")
+print(f"{'restart to live (s) with this many events in the log':52} {m['restart_to_live_s']:12,.2f} {'<= 3':>12}   ({m['restart_events']:,.0f} events)")
 PY

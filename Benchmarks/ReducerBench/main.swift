@@ -1,0 +1,74 @@
+// In-process figures of the receipt reducer for `make bench`:
+//   - message_receipts and unread_counts latency in a channel of 100,000 members
+//   - resident memory per (channel, member) state and per retained message
+// Prints `RESULT key=value …` lines; Benchmarks/run.sh tabulates them.
+import EventBus
+import Foundation
+import ReceiptReducer
+
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+func median(_ samples: [Double]) -> Double { samples.sorted()[samples.count / 2] }
+
+/// Resident set size in bytes (Linux /proc/self/statm).
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+}
+
+let time = "2026-11-22T03:10:00.123Z"
+func runBench() throws {
+    var seq: UInt64 = 0
+    func input(_ payload: IngressPayload) -> ReducerInput {
+        seq += 1
+        return ReducerInput(seq: seq, time: time, payload: payload)
+    }
+
+
+    // Memory per (channel, member): 200 channels of 1,000 members (200,000 states).
+    var reducer = ReceiptReducer()
+    let before = residentBytes()
+    for c in 0..<200 {
+        _ = reducer.apply(input(.channelCreated(cid: "messaging:g\(c)", members: (0..<1_000).map { "user-\($0)" })))
+    }
+    let memberBytes = Double(residentBytes() - before) / 200_000
+    print("RESULT mode=memory per_member_bytes=\(Int(memberBytes))")
+
+    // Memory per retained message: 1,000,000 messages in one channel.
+    let channel = "messaging:big"
+    _ = reducer.apply(input(.channelCreated(cid: channel, members: ["sender", "reader"])))
+    let beforeMessages = residentBytes()
+    for n in 0..<1_000_000 {
+        _ = reducer.apply(input(.messageNew(cid: channel, message: NewMessage(id: "msg-\(n)", userID: "sender", createdAt: time))))
+    }
+    let messageBytes = Double(residentBytes() - beforeMessages) / 1_000_000
+    print("RESULT mode=memory per_message_bytes=\(Int(messageBytes))")
+
+    // Queries in a channel of 100,000 members with reads spread over 1,000 messages.
+    var big = ReceiptReducer()
+    let cid = "messaging:huge"
+    _ = big.apply(input(.channelCreated(cid: cid, members: (0..<100_000).map { "member-\($0)" })))
+    for n in 0..<1_000 {
+        _ = big.apply(input(.messageNew(cid: cid, message: NewMessage(id: "m\(n)", userID: "member-\(n % 100_000)", createdAt: time))))
+    }
+    for user in 0..<100_000 {
+        _ = big.apply(input(.messageRead(cid: cid, userID: "member-\(user)", messageID: "m\((user * 7) % 1_000)", readAt: time)))
+    }
+    func measure(_ method: String, _ params: String, rounds: Int = 2_000) throws -> Double {
+        let parsed = try JSONParser.parse(Array(params.utf8))
+        var samples: [Double] = []
+        samples.reserveCapacity(rounds)
+        for _ in 0..<rounds {
+            let start = now()
+            _ = try big.query(method: method, params: parsed)
+            samples.append(Double(now() - start) / 1_000)
+        }
+        return median(samples)
+    }
+    let receipts = try measure("message_receipts", #"{"cid":"\#(cid)","message_id":"m500","viewer":"member-1","page_size":50}"#)
+    let unread = try measure("unread_counts", #"{"user_id":"member-42"}"#)
+    print("RESULT mode=queries members=100000 message_receipts_us=\(String(format: "%.1f", receipts)) unread_counts_us=\(String(format: "%.1f", unread))")
+}
+
+try runBench()
