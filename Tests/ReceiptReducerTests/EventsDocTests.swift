@@ -22,6 +22,8 @@ import Testing
         let doc = try EventsDoc.load()
         let example = try WorkedExample(doc)
         try #require(example.steps.count >= 10, "the worked example has too few steps")
+        let tables = try doc.unreadTables()
+        try #require(!tables.isEmpty, "the worked example has no unread table")
         var reducer = ReceiptReducer()
         try example.runQueries(after: 0, on: reducer)
         for step in example.steps {
@@ -44,6 +46,7 @@ import Testing
                     """)
             }
             try example.runQueries(after: step.number, on: reducer)
+            for table in tables { table.check(after: step.number, reducer) }
         }
     }
 
@@ -193,6 +196,8 @@ struct EventsDoc: Sendable {
         .appendingPathComponent("docs").appendingPathComponent("events.md").path
 
     var blocks: [DocBlock] = []
+    /// The whole page.
+    var markdown: String
 
     static func load() throws -> EventsDoc {
         let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -201,6 +206,7 @@ struct EventsDoc: Sendable {
 
     /// Every fenced block whose info string starts with `json`; fences are lines starting with ```` ``` ````.
     init(markdown: String) throws {
+        self.markdown = markdown
         var open: (line: Int, info: [Substring])?
         var content: [Substring] = []
         for (index, line) in markdown.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -248,16 +254,80 @@ struct EventsDoc: Sendable {
         ])
     }
 
-    /// A JSON array with one event per line, as the page writes it.
+    /// A JSON array as the page writes it: per event, its attributes on one line and its `data` on the next.
     static func render(_ events: [JSONValue]) -> String {
         guard !events.isEmpty else { return "[]" }
-        let lines = events.map { " " + String(decoding: $0.serialized(), as: UTF8.self) }
+        let lines = events.map { event -> String in
+            guard case .object(let members) = event else { return " " + text(event) }
+            let attributes = members.filter { $0.key != "data" }
+            var line = " " + String(text(.object(attributes)).dropLast())
+            if let data = event["data"] { line += ",\n  \"data\":" + text(data) }
+            return line + "}"
+        }
         return "[\n" + lines.joined(separator: ",\n") + "\n]"
     }
+
+    static func text(_ value: JSONValue) -> String { String(decoding: value.serialized(), as: UTF8.self) }
 
     static func keys(of value: JSONValue) -> [String] {
         guard case .object(let members) = value else { return [] }
         return members.map(\.key)
+    }
+
+    /// The tables after a line `<!-- events-doc: unread_messages CID -->`: for each row, the step and each
+    /// user's documented `unread_messages` in CID (`nil` for `—`).
+    func unreadTables() throws -> [UnreadTable] {
+        var tables: [UnreadTable] = []
+        let lines = markdown.split(separator: "\n", omittingEmptySubsequences: false)
+        let marker = "<!-- events-doc: unread_messages "
+        for (index, line) in lines.enumerated() where line.hasPrefix(marker) {
+            let cid = line.dropFirst(marker.count).split(separator: " ").first.map(String.init) ?? ""
+            var table = UnreadTable(line: index + 1, cid: cid)
+            for row in lines[(index + 1)...].prefix(while: { $0.hasPrefix("|") }) {
+                let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+                if cells.allSatisfy({ $0.allSatisfy { ":-".contains($0) } }) { continue }  // the |---| row
+                if table.users.isEmpty {
+                    table.users = Array(cells.dropFirst())
+                    continue
+                }
+                guard let step = Int(cells[0]), cells.count == table.users.count + 1 else {
+                    throw DocError("docs/events.md line \(index + 1): a bad row in the unread table: \(row)")
+                }
+                let counts = try cells.dropFirst().map { cell -> Int? in
+                    if cell == "—" { return nil }
+                    guard let count = Int(cell) else { throw DocError("docs/events.md: \(cell) is not a count") }
+                    return count
+                }
+                table.rows[step] = counts
+            }
+            guard !table.users.isEmpty, !table.rows.isEmpty else {
+                throw DocError("docs/events.md line \(index + 1): no table after the marker")
+            }
+            tables.append(table)
+        }
+        return tables
+    }
+}
+
+/// A documented table of `unread_messages` per step and user.
+struct UnreadTable {
+    var line: Int
+    var cid: String
+    var users: [String] = []
+    var rows: [Int: [Int?]] = [:]
+
+    /// Compares row `step` (if any) with the reducer.
+    func check(after step: Int, _ reducer: ReceiptReducer) {
+        guard let row = rows[step] else { return }
+        let actual = users.map { reducer.unreadMessages(cid: cid, userID: $0) }
+        if actual != row {
+            let cells = actual.map { $0.map(String.init) ?? "—" }
+            Issue.record(
+                """
+                docs/events.md line \(line): unread_messages in \(cid) after step \(step) differ from the reducer's: \
+                | \(step) | \(cells.joined(separator: " | ")) |
+                """)
+        }
     }
 }
 
