@@ -12,6 +12,7 @@ RESULTS=$WORK/results.txt
 pids=()
 cleanup() { for p in "${pids[@]:-}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"; }
 trap cleanup EXIT
+[ -n "${KEEP:-}" ] && trap - EXIT
 
 # Raw libzmq, from the shared baseline sources.
 mkdir -p Benchmarks/bin
@@ -19,8 +20,8 @@ ZMQ_BENCH=Benchmarks/bin/zmq_bench
 if [ ! -x $ZMQ_BENCH ] || [ ../shared/bench/zmq_bench.c -nt $ZMQ_BENCH ]; then
   gcc -O2 -Wall -o $ZMQ_BENCH ../shared/bench/zmq_bench.c $(pkg-config --cflags --libs libzmq)
 fi
-port=$((20000 + RANDOM % 20000))
-ep() { port=$((port + 1)); echo "tcp://127.0.0.1:$port"; }
+# A loopback port nothing listens on now.
+ep() { echo "tcp://127.0.0.1:$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"; }
 
 raw_pubsub() {
   local data sync; data=$(ep); sync=$(ep)
@@ -50,7 +51,7 @@ bus_throughput() {  # name fsync count batch window
   broker_start "$2"
   local line; line=$($BIN/eventbus-bench throughput "$COMMAND" "$3" "$4" "$5")
   broker_stop
-  echo "$1 $(echo "$line" | grep -o 'events_per_s=[0-9]*' | cut -d= -f2)" >> $RESULTS
+  echo "$1 $(echo "$line" | grep -o ' events_per_s=[0-9]*' | cut -d= -f2)" >> $RESULTS
 }
 up_start() {  # $1 = --pipeline list or a config file (ends in .yaml)
   local dir=$WORK/up-$RANDOM; COMMAND=$(ep); STREAM=$(ep); UP_DIR=${2:-$dir}
@@ -80,7 +81,7 @@ bus_pipeline() {  # N identity stages, fsync always, batch 100
     line=$($BIN/eventbus-bench throughput "$COMMAND" "$BUS_COUNT" 100 16 in out/)
     up_stop
   fi
-  echo "pipeline_$n $(echo "$line" | grep -o 'events_per_s=[0-9]*' | cut -d= -f2)" >> $RESULTS
+  echo "pipeline_$n $(echo "$line" | grep -o ' events_per_s=[0-9]*' | cut -d= -f2)" >> $RESULTS
 }
 bus_reducer() {  # $1 = name, $2 = pipeline, $3 = acks, [$4 = rate]
   up_start "$2"

@@ -148,6 +148,12 @@ import Testing
         let out = try bus.peer()
         #expect(try out.call("CONSUME", ["o", "earliest", "10", "out/"]).isOK)
         #expect(try Self.nextEvent(out)?.seq == "2")
+        // What `out` withholds is no lag: once the deliverable event is acked, nothing is left.
+        try out.send("ACK", [Array("o".utf8), Array("2".utf8)])
+        let stats = try out.call("STATS").json
+        let consumer = (stats["consumers"] as? [[String: Any]])?.first { $0["name"] as? String == "o" }
+        #expect(consumer?["lag"] as? Int == 0)
+        #expect((stats["stages"] as? [String: Int])?["out"] == 2)
         // Stages inside the pipeline see everything, settings included.
         #expect(try publisher.call("PUB", [Array("in".utf8), Events.userUpdated("bob", readReceipts: true)]).isOK)
         let inner = try bus.peer()

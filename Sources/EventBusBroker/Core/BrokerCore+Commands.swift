@@ -101,7 +101,7 @@ extension BrokerCore {
         w.key("durable_seq"); w.uint(log.durableSeq)
         w.key("stages"); w.beginObject()
         for stage in Set(config.stages).union(index.stages).sorted() {
-            w.key(stage); w.int(index.count(in: stage))
+            w.key(stage); w.int(index.count(in: stage) + (stage == Stage.out ? withheldOut : 0))
         }
         w.endObject()
         w.key("consumers"); w.beginArray()

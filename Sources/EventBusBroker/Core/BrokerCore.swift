@@ -47,6 +47,8 @@ final class BrokerCore {
     var requestCounter: UInt64 = 0
     var offsetsDirty = false
     var consumersBlocked = false
+    /// Events of `out` withheld from its consumers (private types, queries, replies).
+    var withheldOut = 0
     /// Set when the broker must stop because the log can no longer be trusted.
     var fatal: BrokerError?
     var timers = Timers()
@@ -105,7 +107,7 @@ final class BrokerCore {
         try log.scan(from: log.firstSeq) { record in
             let routed = RoutedRecord(seq: record.seq, topic: record.topic, event: record.event)
             let stage = routed.stage
-            index.append(stage: stage, seq: record.seq)
+            indexRecord(routed, stage: stage)
             cache.append(routed)
             if record.seq >= dedupFrom {
                 dedup.insert(DedupKey(stage: stage.utf8, source: record.source, id: record.id),
@@ -211,12 +213,23 @@ final class BrokerCore {
         staged.removeAll(keepingCapacity: true)
         for record in records {
             let stage = record.stage
-            index.append(stage: stage, seq: record.seq)
+            indexRecord(record, stage: stage)
             cache.append(record)
             statistics.published[stage, default: 0] += 1
             if stage == Stage.diag { statistics.diagnostics[record.type, default: 0] += 1 }
             if stage == "out" || stage == "diag" { route(record, stage: stage) }
             visibleSeq = record.seq
+        }
+    }
+
+    /// Indexes a record for its stage's consumers. Events of `out` that never
+    /// leave the broker (private types, `query`, `reply`) are only counted, so
+    /// that consumers of `out` neither scan them nor see them as lag.
+    func indexRecord(_ record: RoutedRecord, stage: String) {
+        if stage == Stage.out && !Self.isStreamable(type: record.type) {
+            withheldOut += 1
+        } else {
+            index.append(stage: stage, seq: record.seq)
         }
     }
 
