@@ -31,6 +31,7 @@ extension BrokerCore {
         var keys: [DedupKey] = []
         var inBatch: [DedupKey: Int] = [:]
         var answers: [Answer] = []
+        var hits = 0
         records.reserveCapacity(events.count)
         answers.reserveCapacity(events.count)
         let stageBytes = Array(stage.utf8)
@@ -56,10 +57,10 @@ extension BrokerCore {
             let key = DedupKey(stage: stageBytes, source: source, id: id)
             if let seq = dedup.seq(for: key) {
                 answers.append(.logged(seq))
-                statistics.dedupHits += 1
+                hits += 1
             } else if let earlier = inBatch[key] {
                 answers.append(.appended(earlier))
-                statistics.dedupHits += 1
+                hits += 1
             } else {
                 inBatch[key] = records.count
                 answers.append(.appended(records.count))
@@ -78,6 +79,7 @@ extension BrokerCore {
                 dedup.insert(key, seq: first + UInt64(offset), timestamp: now)
             }
         }
+        statistics.dedupHits += hits
         let seqs = answers.map { answer in
             switch answer {
             case .appended(let offset): first + UInt64(offset)
