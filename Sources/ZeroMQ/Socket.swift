@@ -99,6 +99,28 @@ public final class Socket: @unchecked Sendable {
         return true
     }
 
+    /// Sends one multipart message made of `head` followed by `frames`, without
+    /// building a joined array (a ROUTER's peer id, then the message).
+    @discardableResult
+    public func send(_ head: [UInt8], _ frames: [[UInt8]], dontWait: Bool = false) throws(ZMQError) -> Bool {
+        let handle = try live("zmq_send")
+        let wait: Int32 = dontWait ? ZMQ_DONTWAIT : 0
+        let total = frames.count + 1
+        for index in 0..<total {
+            let flags = wait | (index < total - 1 ? ZMQ_SNDMORE : 0)
+            while true {
+                let frame = index == 0 ? head : frames[index - 1]
+                let rc = frame.withUnsafeBytes { zmq_send(handle, $0.baseAddress, $0.count, flags) }
+                if rc >= 0 { break }
+                let error = ZMQError.last("zmq_send")
+                if error.interrupted { continue }
+                if error.wouldBlock && index == 0 { return false }
+                throw error
+            }
+        }
+        return true
+    }
+
     // MARK: Receiving
 
     /// Receives one multipart message.

@@ -8,3 +8,9 @@ import Testing
         #expect(ErrorCode.allCases.map(\.wire) == expected)
     }
 }
+
+@Suite struct VerbTests {
+    @Test func everyVerbCarriesItsOwnNameOnTheWire() {
+        for verb in Verb.allCases { #expect(verb.bytes == Array(verb.rawValue.utf8)) }
+    }
+}

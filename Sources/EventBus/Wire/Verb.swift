@@ -15,6 +15,26 @@ public enum Verb: String, Sendable, CaseIterable {
     case evt = "EVT"
     case end = "END"
 
-    /// The verb's bytes on the wire.
-    public var bytes: [UInt8] { Array(rawValue.utf8) }
+    /// The verb's bytes on the wire (built once: this is on every message's path).
+    public var bytes: [UInt8] {
+        switch self {
+        case .hello: Self.helloBytes
+        case .ping: Self.pingBytes
+        case .pub: Self.pubBytes
+        case .consume: Self.consumeBytes
+        case .ack: Self.ackBytes
+        case .cancel: Self.cancelBytes
+        case .req: Self.reqBytes
+        case .stats: Self.statsBytes
+        case .ok: Self.okBytes
+        case .err: Self.errBytes
+        case .evt: Self.evtBytes
+        case .end: Self.endBytes
+        }
+    }
+
+    private static let helloBytes = Array("HELLO".utf8), pingBytes = Array("PING".utf8), pubBytes = Array("PUB".utf8)
+    private static let consumeBytes = Array("CONSUME".utf8), ackBytes = Array("ACK".utf8), cancelBytes = Array("CANCEL".utf8)
+    private static let reqBytes = Array("REQ".utf8), statsBytes = Array("STATS".utf8), okBytes = Array("OK".utf8)
+    private static let errBytes = Array("ERR".utf8), evtBytes = Array("EVT".utf8), endBytes = Array("END".utf8)
 }

@@ -123,7 +123,7 @@ extension BrokerCore {
                   record.stage != "out" || Self.isStreamable(type: record.type) else { continue }
             let frames = [WireProtocol.signature, Verb.evt.bytes, name, Array(String(seq).utf8), record.topic, record.event]
             do {
-                guard try router.send([peer] + frames, dontWait: true) else {
+                guard try router.send(peer, frames, dontWait: true) else {
                     consumer.nextSeq = seq  // the peer's queue is full: try again later
                     consumersBlocked = true
                     return

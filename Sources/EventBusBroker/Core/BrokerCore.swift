@@ -273,7 +273,7 @@ final class BrokerCore {
     @discardableResult
     func send(to peer: [UInt8], _ frames: [[UInt8]]) -> Bool {
         do {
-            if try router.send([peer] + frames, dontWait: true) { return true }
+            if try router.send(peer, frames, dontWait: true) { return true }
             statistics.droppedReplies += 1
             return false
         } catch {

@@ -28,6 +28,11 @@ struct DedupKey: Hashable, Sendable {
         low = DedupKey.mix(b ^ 0x6a09_e667_f3bc_c908)
     }
 
+    /// `high` is already a well-mixed 64-bit hash: feed the hasher only that.
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(high)
+    }
+
     private static func mix(_ value: UInt64) -> UInt64 {
         var x = value
         x ^= x >> 33

@@ -27,6 +27,10 @@ struct DedupWindow {
         self.ageMilliseconds = ageMilliseconds
         self.minimumCount = minimumCount
         self.maximumCount = maximumCount
+        // Growing a large table rehashes every entry; start at a size that
+        // holds the usual window without a resize during a burst.
+        seqs.reserveCapacity(min(minimumCount, 1 << 18))
+        order.reserveCapacity(min(minimumCount, 1 << 18))
     }
 
     /// The number of identities held.
