@@ -256,7 +256,7 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
         for (stage, events) in outputs where !events.isEmpty {
             var start = 0, bytes = 0
             for (index, event) in events.enumerated() {
-                if index - start == WireProtocol.maxBatchEvents || bytes + event.count > WireProtocol.maxBatchBytes - 65_536 {
+                if index > start && (index - start == WireProtocol.maxBatchEvents || bytes + event.count > WireProtocol.maxBatchBytes - 65_536) {
                     chunks.append((stage, events[start..<index]))
                     start = index
                     bytes = 0

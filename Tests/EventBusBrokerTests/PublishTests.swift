@@ -74,6 +74,25 @@ import Testing
         #expect(reply.message.contains("max_event_bytes"))
     }
 
+    @Test func replyEventsMayExceedMaxEventBytesUpToTheBatchLimit() throws {
+        let bus = try TestBroker(); defer { bus.stop() }
+        let peer = try bus.peer()
+        let padding = String(repeating: "x", count: 100_000)
+        let reply = #"{"specversion":"1.0","id":"r-big","source":"/test-plugin","type":"reply","subject":"receipts","replyto":"nobody.1","data":{"result":{"pad":"\#(padding)"}}}"#
+        #expect(reply.utf8.count > WireProtocol.defaultMaxEventBytes)
+        let accepted = try peer.call("PUB", [Array("out".utf8), Array(reply.utf8)])
+        #expect(accepted.isOK, "\(accepted.code ?? "") \(accepted.message)")
+        #expect(accepted.values.count == 1)
+        let read = Events.make(type: "message.read", subject: "messaging:general",
+                               data: #"{"cid":"messaging:general","user_id":"bob","message_id":"m1","pad":"\#(padding)"}"#)
+        let refused = try peer.call("PUB", [Array("out".utf8), read])
+        #expect(refused.code == "too_large")
+        #expect(refused.message.contains("max_event_bytes"))
+        // Beyond the batch limit, even a reply is refused.
+        let huge = #"{"specversion":"1.0","id":"r-huge","source":"/test-plugin","type":"reply","subject":"receipts","replyto":"nobody.2","data":{"pad":"\#(String(repeating: "x", count: WireProtocol.maxBatchBytes))"}}"#
+        #expect(try peer.call("PUB", [Array("out".utf8), Array(huge.utf8)]).code == "too_large")
+    }
+
     @Test func batchOverAThousandEventsIsTooLarge() throws {
         let bus = try TestBroker(); defer { bus.stop() }
         let events = (0..<1_001).map { Events.read(message: "m\($0)") }

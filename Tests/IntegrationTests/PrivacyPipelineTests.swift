@@ -65,6 +65,60 @@ import ZeroMQ
         names.map { SupervisedPipeline.plugin($0, executable: $0) }
     }
 
+    /// A channel of 2,500 members with 128-character ids, paged through the
+    /// reducer and both filters: each page's reply event, with its views, is
+    /// far over `max_event_bytes`, and the broker takes it as a `reply`.
+    @Test func wideChannelStatePagesThroughTheFiltersBeyondMaxEventBytes() throws {
+        let pipeline = try SupervisedPipeline(Self.stages(["receipt-reducer", "read-privacy", "delivery-privacy"]))
+        defer { pipeline.stop() }
+        try pipeline.waitUntilReady()
+        let publisher = try pipeline.peer()
+        defer { publisher.close() }
+        let cid = "messaging:wide"
+        let padding = String(repeating: "x", count: 123)
+        let users = (0..<2_500).map { "w" + String(format: "%04d", ($0 * 7_919) % 2_500) + padding }
+        var events = [
+            Self.ingress(1, "channel.created", subject: cid, #"{"cid":"\#(cid)","members":["\#(users[0])"]}"#),
+            Self.ingress(2, "message.new", subject: cid, #"{"cid":"\#(cid)","message":{"id":"m1","user_id":"\#(users[0])","created_at":"2026-11-22T03:00:00.000Z"}}"#),
+        ]
+        for (n, user) in users.dropFirst().enumerated() {
+            events.append(Self.ingress(10 + n, "member.added", subject: cid, #"{"cid":"\#(cid)","user_id":"\#(user)"}"#))
+        }
+        let hidden = "w0042" + padding
+        events.append(Self.ingress(5_000, "user.updated", subject: "@" + hidden, #"{"user":{"id":"\#(hidden)","privacy_settings":{"read_receipts":{"enabled":false}}}}"#))
+        for start in stride(from: 0, to: events.count, by: 500) {
+            let reply = try pipeline.call(publisher, "PUB", [Array("in".utf8)] + Array(events[start..<min(events.count, start + 500)]))
+            #expect(String(decoding: reply[1], as: UTF8.self) == "OK")
+        }
+
+        let requester = try pipeline.peer()
+        defer { requester.close() }
+        var cursor = ""
+        var seen: [String] = []
+        var pages = 0
+        repeat {
+            let params = #"{"cid":"\#(cid)","viewer":"ann","page_size":1000\#(cursor.isEmpty ? "" : #","cursor":"\#(cursor)""#)}"#
+            let reply = try pipeline.call(requester, "REQ", [Array("receipts".utf8), Array(#"{"method":"channel_state","params":\#(params)}"#.utf8)])
+            guard String(decoding: reply[1], as: UTF8.self) == "OK", let body = reply.last else {
+                Issue.record("page \(pages): \(reply.map { String(decoding: $0.prefix(200), as: UTF8.self) })")
+                return
+            }
+            #expect(body.count > 65_536 || pages == 2, "page \(pages): \(body.count) bytes")
+            let page = try JSONParser.parse(body)
+            #expect(page["hidden_member_count"]?.int64Value == 1, "page \(pages)")
+            guard case .array(let members)? = page["members"] else { Issue.record("no members"); return }
+            for member in members {
+                let id = member["user_id"]?.stringValue ?? ""
+                seen.append(id)
+                #expect((member["last_read"] == nil) == (id == hidden), "\(id.prefix(5))")
+            }
+            pages += 1
+            cursor = page["next_cursor"]?.stringValue ?? ""
+        } while !cursor.isEmpty && pages < 5
+        #expect(pages == 3)
+        #expect(seen == users.sorted())
+    }
+
     @Test func defaultPipelineWithholdsHiddenReceiptsEndToEndAndAuditsThem() throws {
         let pipeline = try SupervisedPipeline(Self.stages(["receipt-reducer", "read-privacy", "delivery-privacy"]))
         defer { pipeline.stop() }

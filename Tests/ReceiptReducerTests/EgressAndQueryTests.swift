@@ -97,7 +97,7 @@ import Testing
         guard case .object(let top) = state, case .array(let members) = state["members"] else {
             Issue.record("bad reply"); return
         }
-        #expect(top.map(\.key) == ["cid", "members", "hidden_member_count"])
+        #expect(top.map(\.key) == ["cid", "members", "hidden_member_count", "next_cursor"])
         #expect(members.map { $0["user_id"] } == [.string("ann"), .string("bob"), .string("cat")])
         guard case .object(let bob) = members[1] else { Issue.record("bad member"); return }
         #expect(

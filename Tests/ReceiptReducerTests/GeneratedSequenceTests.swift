@@ -35,8 +35,36 @@ import Testing
         func obj(_ m: [(String, JSONValue)]) -> JSONValue { .object(m.map { (key: $0.0, value: $0.1) }) }
         for cid in EventGenerator.channels {
             for viewer in ["ann", "bob"] {
-                if let problem = run("channel_state", obj([("cid", .string(cid)), ("viewer", .string(viewer))])).0 {
-                    return problem
+                let base: [(String, JSONValue)] = [("cid", .string(cid)), ("viewer", .string(viewer))]
+                let (problem, whole) = run("channel_state", obj(base))
+                if let problem { return problem }
+                // Page through with a random page size (sometimes the default),
+                // comparing every page, views included; then the concatenation.
+                let pageSize = rng.chance(20) ? nil : 1 + rng.below(4)
+                var cursor: JSONValue = .null
+                var concatenated: [JSONValue] = []
+                var pages = 0
+                while true {
+                    var params = base
+                    if let pageSize { params.append(("page_size", .number(String(pageSize)))) }
+                    if cursor != .null { params.append(("cursor", cursor)) }
+                    let (problem, reply) = run("channel_state", obj(params))
+                    if let problem { return "page \(pages): \(problem)" }
+                    guard let reply else { break }  // an error both agree on (unknown channel)
+                    pages += 1
+                    guard case .array(let members)? = reply["members"] else { return "channel_state \(params): no members" }
+                    if let pageSize, members.count > pageSize { return "channel_state \(params): page over \(pageSize)" }
+                    if reply["hidden_member_count"] != whole?["hidden_member_count"] {
+                        return "channel_state \(params): hidden_member_count differs from the unpaged reply"
+                    }
+                    concatenated += members
+                    guard let next = reply["next_cursor"], next != .null else { break }
+                    if pages > 100 { return "channel_state \(params): cursors do not end" }
+                    cursor = next
+                }
+                if let whole, whole["members"] != .array(concatenated) {
+                    return "channel_state \(cid) for \(viewer): pages of \(pageSize ?? 1000) concatenate to "
+                        + "\(concatenated), unpaged \(whole["members"] ?? .null)"
                 }
             }
         }

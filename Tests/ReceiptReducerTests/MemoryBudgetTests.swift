@@ -8,14 +8,15 @@ import Testing
 /// on the heap).
 @Suite struct MemoryBudgetTests {
     /// Bytes per (channel, member): the record, its slot-map entry (dictionary at
-    /// ≤ 75 % load), its reader-list entry (chunks ≥ half full), the user's
-    /// channel list entry.
+    /// ≤ 75 % load), its reader-list and member-order entries (chunks ≥ half
+    /// full), the user's channel list entry.
     static var bytesPerMember: Int {
         let record = MemoryLayout<MemberState>.stride
         let slotEntry = (MemoryLayout<UInt32>.stride + MemoryLayout<Int32>.stride) * 4 / 3 + 1
         let readerEntry = MemoryLayout<ReaderList.Entry>.stride * 2
+        let orderEntry = MemoryLayout<UInt32>.stride * 2
         let channelListEntry = MemoryLayout<Int32>.stride
-        return record + slotEntry + readerEntry + channelListEntry
+        return record + slotEntry + readerEntry + orderEntry + channelListEntry
     }
 
     /// Bytes per message: id, sender+flags, id index slot (≥ 37.5 % load),

@@ -296,12 +296,28 @@ struct ReferenceModel {
             guard let cid = params["cid"]?.stringValue, params["viewer"]?.stringValue != nil else {
                 return .failure(Failure(code: "bad_request"))
             }
+            var pageSize = 1000
+            if let size = params["page_size"], size != .null {
+                guard let s = size.int64Value, (1...1000).contains(s) else { return .failure(Failure(code: "bad_request")) }
+                pageSize = Int(s)
+            }
+            var after: String?
+            if let cursor = params["cursor"], cursor != .null {
+                guard let text = cursor.stringValue, text.hasPrefix("u:"), text.count > 2 else {
+                    return .failure(Failure(code: "bad_request"))
+                }
+                after = String(text.dropFirst(2))
+            }
             guard let c = channelIndex(cid) else { return .failure(Failure(code: "not_found")) }
             let ch = channels[c]
-            var hidden = 0
-            let members = ch.members.filter(\.isMember).sorted { $0.user < $1.user }.map { m in
+            let all = ch.members.filter(\.isMember).sorted { $0.user < $1.user }
+            // Hidden members are counted over the whole channel, not the page.
+            let hidden = all.filter { hide($0.user).0 || hide($0.user).1 }.count
+            let remaining = all.filter { m in after.map { m.user > $0 } ?? true }
+            let page = Array(remaining.prefix(pageSize))
+            let next: JSONValue = remaining.count > pageSize ? .string("u:" + page[page.count - 1].user) : .null
+            let members = page.map { m in
                 let (r, d) = hide(m.user)
-                if r || d { hidden += 1 }
                 var fields: [(String, JSONValue)] = [("user_id", .string(m.user))]
                 if !r {
                     fields += [("last_read", Self.time(m.readTime)), ("last_read_message_id", ch.id(at: m.read)),
@@ -312,7 +328,11 @@ struct ReferenceModel {
                 }
                 return obj(fields)
             }
-            return .success(obj([("cid", .string(cid)), ("members", .array(members)), ("hidden_member_count", n(hidden))]))
+            return .success(
+                obj([
+                    ("cid", .string(cid)), ("members", .array(members)), ("hidden_member_count", n(hidden)),
+                    ("next_cursor", next),
+                ]))
         case "unread_counts":
             guard let user = params["user_id"]?.stringValue else { return .failure(Failure(code: "bad_request")) }
             var rows: [JSONValue] = []

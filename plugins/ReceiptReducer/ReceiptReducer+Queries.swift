@@ -5,7 +5,9 @@ import EventBus
 /// the reducer computes the redacted views for the query's viewer (see
 /// ``QueryAnswer``), from structure: per channel, the sorted read and
 /// delivered positions of the members with receipts off give the counts to
-/// take out in O(log h), and reader pages skip the h hidden members.
+/// take out in O(log h), and reader pages skip the h hidden members. Both
+/// `channel_state` and `message_receipts` are paged: every view is computed
+/// for the same page (same members, same `next_cursor`) as the full reply.
 extension ReceiptReducer {
     /// Answers a query; returns the reply's full result object as JSON bytes.
     ///
@@ -31,7 +33,8 @@ extension ReceiptReducer {
         case "channel_state":
             let ci = try channel(params)
             let viewer = try Self.required(params, "viewer", Identifier.isValidUserID, Self.userRule)
-            return withViews(ci, viewer) { visibility in channelState(ci, visibility) }
+            let page = try Self.statePage(params)
+            return withViews(ci, viewer) { visibility in channelState(ci, page, visibility) }
         case "unread_counts":
             return QueryAnswer(result: try unreadCounts(params), views: nil)
         case "message_receipts":
@@ -157,39 +160,91 @@ extension ReceiptReducer {
 
     // MARK: Methods
 
-    /// `channel_state {cid, viewer}`: every current member, sorted by user id,
-    /// with the fields the view hides left out. O(n log n) for n members.
-    private func channelState(_ ci: Int, _ visibility: Visibility) -> (bytes: [UInt8], hidden: Int) {
+    /// A validated `channel_state` page request.
+    struct StatePage {
+        /// Members per page, 1–1000.
+        var pageSize: Int
+        /// The cursor: the page starts after this user id; `nil` for the first page.
+        var after: MemberCursor?
+    }
+
+    private static func statePage(_ params: JSONValue) throws(QueryError) -> StatePage {
+        var pageSize = MemberCursor.maxPageSize
+        if let value = params["page_size"], value != .null {
+            guard let size = value.int64Value, (1...Int64(MemberCursor.maxPageSize)).contains(size) else {
+                throw .badRequest("params.page_size: must be an integer from 1 to \(MemberCursor.maxPageSize)")
+            }
+            pageSize = Int(size)
+        }
+        var after: MemberCursor?
+        if let text = try string(params, "cursor", { _ in true }, "") {
+            guard let cursor = MemberCursor(text) else {
+                throw .badRequest("params.cursor: not a cursor this service returned")
+            }
+            after = cursor
+        }
+        return StatePage(pageSize: pageSize, after: after)
+    }
+
+    /// `channel_state {cid, viewer, page_size?, cursor?}`: one page of the
+    /// current members, sorted by user id, with the fields the view hides left
+    /// out, and `next_cursor` (null after the last member).
+    ///
+    /// The page starts after the cursor's user id, found by binary search in
+    /// the channel's ``MemberOrder``: O(log n + page × log m) for n members and
+    /// m messages (each member's `unread_messages` is O(log m)), whatever the
+    /// page's place. `hidden_member_count` is over the whole channel (O(1)
+    /// from the hidden members' counts), not just this page: it is the same on
+    /// every page, and a view is offered whenever it hides anybody.
+    private func channelState(_ ci: Int, _ page: StatePage, _ visibility: Visibility) -> (bytes: [UInt8], hidden: Int) {
         let channel = channels[ci]
-        let current = channel.members.filter(\.isMember).sorted { users[Int($0.user)] < users[Int($1.user)] }
-        var writer = JSONWriter(capacity: 64 + current.count * 192)
-        var hidden = 0
+        let order = channel.memberOrder
+        var index = page.after.map { order.bound($0.userID, strict: true, users) } ?? order.startIndex
+        let hidden = hiddenMembers(channel, visibility, sender: nil).any
+        var writer = JSONWriter(capacity: 128 + min(page.pageSize, order.count) * 192)
         writer.beginObject()
         writer.key("cid"); writer.string(channel.cid)
         writer.key("members")
         writer.beginArray()
-        for record in current {
-            let hideRead = visibility.hidesRead(record.user, userFlags)
-            let hideDelivery = visibility.hidesDelivery(record.user, userFlags)
-            if hideRead || hideDelivery { hidden += 1 }
-            writer.beginObject()
-            writer.key("user_id"); writer.string(users[Int(record.user)])
-            if !hideRead {
-                writer.key("last_read"); writeOptional(&writer, times.decode(record.readTime))
-                writer.key("last_read_message_id"); writeOptional(&writer, channel.messageID(at: record.readPosition))
-                writer.key("unread_messages"); writer.int(channel.unread(after: record.readPosition, user: record.user))
-            }
-            if !hideDelivery {
-                writer.key("last_delivered_at"); writeOptional(&writer, times.decode(record.deliveredTime))
-                writer.key("last_delivered_message_id")
-                writeOptional(&writer, channel.messageID(at: record.deliveredPosition))
-            }
-            writer.endObject()
+        var written = 0
+        var last: UInt32?
+        while written < page.pageSize, let user = order.member(at: index) {
+            // The order holds current members only, and every current member has a slot.
+            let record = channel.members[Int(channel.slots[user]!)]
+            writeMember(&writer, channel, record, visibility)
+            written += 1
+            last = user
+            index = order.index(after: index)
         }
         writer.endArray()
         writer.key("hidden_member_count"); writer.int(hidden)
+        writer.key("next_cursor")
+        if let last, order.member(at: index) != nil {
+            writer.string(MemberCursor(userID: users[Int(last)]).text)
+        } else {
+            writer.null()
+        }
         writer.endObject()
         return (writer.bytes, hidden)
+    }
+
+    /// One `channel_state` member entry, without the fields `visibility` hides.
+    private func writeMember(
+        _ writer: inout JSONWriter, _ channel: ChannelState, _ record: MemberState, _ visibility: Visibility
+    ) {
+        writer.beginObject()
+        writer.key("user_id"); writer.string(users[Int(record.user)])
+        if !visibility.hidesRead(record.user, userFlags) {
+            writer.key("last_read"); writeOptional(&writer, times.decode(record.readTime))
+            writer.key("last_read_message_id"); writeOptional(&writer, channel.messageID(at: record.readPosition))
+            writer.key("unread_messages"); writer.int(channel.unread(after: record.readPosition, user: record.user))
+        }
+        if !visibility.hidesDelivery(record.user, userFlags) {
+            writer.key("last_delivered_at"); writeOptional(&writer, times.decode(record.deliveredTime))
+            writer.key("last_delivered_message_id")
+            writeOptional(&writer, channel.messageID(at: record.deliveredPosition))
+        }
+        writer.endObject()
     }
 
     /// `unread_counts {user_id}`: totals over the user's channels and the channels with unread, by cid.
@@ -406,4 +461,32 @@ struct ReaderCursor: Sendable, Equatable {
 
     /// The opaque text handed to clients.
     var text: String { "r\(position):\(userID)" }
+}
+
+/// A place in a channel's members by user id: the last member of a
+/// `channel_state` page. Stable under concurrent changes — the next page
+/// starts at the first current member whose user id sorts after it, so a
+/// member joining or leaving elsewhere never shifts a page: nobody present
+/// throughout is skipped or repeated.
+struct MemberCursor: Sendable, Equatable {
+    /// The largest and default `channel_state` page size.
+    static let maxPageSize = 1000
+
+    /// The user id of the last member returned.
+    var userID: String
+
+    init(userID: String) {
+        self.userID = userID
+    }
+
+    /// Parses `u:<user_id>`.
+    init?(_ text: String) {
+        guard text.hasPrefix("u:") else { return nil }
+        let userID = String(text.dropFirst(2))
+        guard Identifier.isValidUserID(userID) else { return nil }
+        self.userID = userID
+    }
+
+    /// The opaque text handed to clients.
+    var text: String { "u:\(userID)" }
 }

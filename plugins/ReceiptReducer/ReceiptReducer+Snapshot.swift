@@ -185,6 +185,7 @@ extension ReceiptReducer {
             a.position != b.position ? a.position > b.position : users[Int(a.user)] < users[Int(b.user)]
         }
         channel.readers = ReaderList(sorted: entries)
+        channel.memberOrder = MemberOrder(sorted: entries.map(\.user).sorted { users[Int($0)] < users[Int($1)] })
         return channel
     }
 }

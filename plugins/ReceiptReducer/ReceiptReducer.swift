@@ -8,7 +8,8 @@ import EventBus
 /// channel, a Fenwick tree over countable messages and per-sender sorted
 /// positions give `unread_messages` in O(log n); Fenwick trees over members'
 /// read and delivered positions give read and delivered counts for any message
-/// in O(log n); a chunked sorted list pages through readers in O(log n + page).
+/// in O(log n); a chunked sorted list pages through readers in O(log n + page),
+/// another pages through members by user id (`channel_state`) in O(log n + page).
 /// A user's `total_unread_count` and `unread_channels` are summed over their
 /// channels when needed, O(channels × log n), so a `message.new` costs
 /// O(log n) whatever the member count.
@@ -35,6 +36,14 @@ import EventBus
 ///   null and `last_read` is the unread time.
 /// - `message_receipts` readers are ordered by read watermark, furthest first,
 ///   then by user id; the cursor names the last reader returned.
+/// - `channel_state` is paged so that a reply fits the PUB batch limit for any
+///   channel size: `page_size` 1–1000 (default 1000) members sorted by user id,
+///   from after `cursor`; the opaque cursor is `u:<user_id>` of the last member
+///   returned, `next_cursor` null after the last page. A member joining or
+///   leaving between pages moves nobody else: no one present throughout is
+///   skipped or repeated. `hidden_member_count` counts the members the view
+///   hides on the whole channel (SPEC.md: "the members with anything hidden"),
+///   so it is the same on every page; each view covers the same page.
 /// - Deletions emit only `message.deleted` to the channel; affected users'
 ///   counts are exact on their next notification or query.
 public struct ReceiptReducer: Sendable {

@@ -10,6 +10,10 @@ extension BrokerCore {
     }
 
     /// `PUB STAGE EVENT…`: validate all, append all or none, answer after the commit.
+    ///
+    /// An event is at most `max_event_bytes`, except a `reply`, which may be as
+    /// large as the batch limit (4 MiB): a query answer carries its redacted
+    /// views, up to four copies of a page.
     func handlePub(_ message: CommandMessage) throws(BusError) {
         let stage = String(decoding: try argument(message, 0, "STAGE"), as: UTF8.self)
         let events = message.arguments.dropFirst()
@@ -37,12 +41,18 @@ extension BrokerCore {
         let stageBytes = Array(stage.utf8)
         var appendTime: String?
         for (position, frame) in events.enumerated() {
-            guard frame.count <= config.maxEventBytes else {
-                throw BusError(.tooLarge, "event \(position): \(frame.count) bytes, max_event_bytes is \(config.maxEventBytes)")
+            // No event is parsed beyond the batch limit; the per-type limit needs the type.
+            guard frame.count <= WireProtocol.maxBatchBytes else {
+                throw BusError(.tooLarge, "event \(position): \(frame.count) bytes, at most \(WireProtocol.maxBatchBytes) in one batch")
             }
             let envelope: EventEnvelope
             do { envelope = try EventValidator.validate(frame, stage: stage).envelope } catch {
                 throw BusError(error.code, "event \(position): \(error.message)")
+            }
+            // A `reply` (a paged query answer with its redacted views) may take the
+            // whole batch limit; every other event is held to max_event_bytes.
+            guard frame.count <= config.maxEventBytes || envelope.type == EventType.reply.rawValue else {
+                throw BusError(.tooLarge, "event \(position): \(frame.count) bytes, max_event_bytes is \(config.maxEventBytes) (only a reply may be larger, up to \(WireProtocol.maxBatchBytes))")
             }
             var stored = frame
             if envelope.time == nil && stage == Stage.in {

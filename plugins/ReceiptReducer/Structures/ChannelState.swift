@@ -5,7 +5,8 @@
 ///   deleted) and, per sender, the sorted positions of their countable messages.
 /// - Members: records by slot, a user → slot map, Fenwick trees counting current
 ///   members by read and by delivered position (element `p + 1` for position
-///   `p`, element 0 for "none"), and the readers' order.
+///   `p`, element 0 for "none"), the readers' order and the members' order by
+///   user id (``MemberOrder``, for `channel_state` pages).
 struct ChannelState: Sendable {
     /// Flag bits in ``messageInfo``; the low 29 bits are the sender.
     static let systemBit: UInt32 = 1 << 29
@@ -37,6 +38,8 @@ struct ChannelState: Sendable {
     var delivered = Fenwick([0])
     /// Current members, furthest read first.
     var readers = ReaderList()
+    /// Current members, by user id.
+    var memberOrder = MemberOrder()
     /// Read positions of the current members whose read receipts are off, sorted.
     var hiddenReads: [Int32] = []
     /// Delivered positions of the current members whose delivery receipts are off, sorted.
@@ -156,7 +159,13 @@ struct ChannelState: Sendable {
         reads.add(Int(record.readPosition) + 1, delta)
         delivered.add(Int(record.deliveredPosition) + 1, delta)
         let entry = ReaderList.Entry(position: record.readPosition, user: record.user)
-        if delta > 0 { readers.insert(entry, users) } else { readers.remove(entry, users) }
+        if delta > 0 {
+            readers.insert(entry, users)
+            memberOrder.insert(record.user, users)
+        } else {
+            readers.remove(entry, users)
+            memberOrder.remove(record.user, users)
+        }
         countHidden(record, delta, flags)
     }
 
