@@ -41,6 +41,9 @@ struct BrokerOptions: ParsableArguments {
     @Option(help: ArgumentHelp("How long a REQ waits for its service.", valueName: "N"))
     var requestTimeoutMs: Int = 5_000
 
+    @Option(help: ArgumentHelp("Memory for the newest events, served to consumers without a log read (default 64).", valueName: "MB"))
+    var cacheMb: Int?
+
     @Option(help: "Log level on stderr (trace, debug, info, notice, warning, error, critical).")
     var logLevel: Logger.Level = .info
 
@@ -48,6 +51,7 @@ struct BrokerOptions: ParsableArguments {
         if fsyncIntervalMs <= 0 { throw ValidationError("--fsync-interval-ms must be positive") }
         if let segmentBytes, segmentBytes <= 0 { throw ValidationError("--segment-bytes must be positive") }
         if let retentionAge, retentionAge <= 0 { throw ValidationError("--retention-age must be positive") }
+        if let cacheMb, cacheMb <= 0 { throw ValidationError("--cache-mb must be positive") }
         if maxEventBytes <= 0 { throw ValidationError("--max-event-bytes must be positive") }
         if requestTimeoutMs <= 0 { throw ValidationError("--request-timeout-ms must be positive") }
         if let pipeline {
@@ -71,6 +75,7 @@ struct BrokerOptions: ParsableArguments {
         config.retentionAge = retentionAge
         config.maxEventBytes = maxEventBytes
         config.requestTimeoutMilliseconds = requestTimeoutMs
+        if let cacheMb { config.cacheBytes = cacheMb * 1024 * 1024 }
         return config
     }
 }

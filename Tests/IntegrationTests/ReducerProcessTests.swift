@@ -83,4 +83,22 @@ import ZeroMQ
         let local = try reducer.query(method: "channel_state", params: try JSONParser.parse(Array(params.utf8)))
         #expect(try JSONParser.parse(reply.last ?? []) == JSONParser.parse(local))
     }
+
+    @Test func aQuerySeesEveryEventConfirmedBeforeIt() throws {
+        let pipeline = try SupervisedPipeline([SupervisedPipeline.plugin("receipt-reducer", executable: "receipt-reducer")])
+        defer { pipeline.stop() }
+        try pipeline.waitUntilReady()
+        let peer = try pipeline.peer()
+        _ = try pipeline.call(peer, "PUB", [Array("in".utf8)] + Array(Self.script(acks: 0).prefix(11)))  // the channel, m0…m9
+        for n in 0..<10 {
+            // bob reads m<n>; the very next request already counts it.
+            let ack = Self.envelope("ryw\(n)", "message.read", Self.cid, #"{"cid":"\#(Self.cid)","user_id":"u1","message_id":"m\#(n)"}"#)
+            #expect(try pipeline.call(peer, "PUB", [Array("in".utf8), ack])[1] == Array("OK".utf8))
+            let reply = try pipeline.call(peer, "REQ", [Array("receipts".utf8), Array(#"{"method":"unread_counts","params":{"user_id":"u1"}}"#.utf8)])
+            let counts = try JSONParser.parse(reply.last ?? [])
+            // u1 sent m1 (its own message never counts); everything up to m<n> is read.
+            let expected = (n + 1..<10).filter { $0 % 20 != 1 }.count
+            #expect(counts["total_unread_count"]?.int64Value == Int64(expected), "after reading m\(n)")
+        }
+    }
 }
