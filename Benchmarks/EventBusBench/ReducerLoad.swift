@@ -4,25 +4,27 @@ import ZeroMQ
 /// The reducer workload: `members` users in one channel, then acks that each move
 /// a read watermark forward (member `i % members` reads message `i / members`).
 struct ReducerLoad {
-    static let cid = "messaging:bench"
+    var cid: String { "messaging:bench-\(run.lowercased())" }
     let members: Int
     let acks: Int
+    /// Makes this run's event ids unique, so a second run on the same bus is not deduplicated away.
+    let run = UUID().uuidString.prefix(8)
 
     var messageCount: Int { (acks + members - 1) / members + 1 }
 
     func setup() -> [[UInt8]] {
         let list = (0..<members).map { "\"u\($0)\"" }.joined(separator: ",")
-        var events = [envelope("setup-c", "channel.created", #"{"cid":"\#(Self.cid)","members":[\#(list)]}"#)]
+        var events = [envelope("setup-c", "channel.created", #"{"cid":"\#(cid)","members":[\#(list)]}"#)]
         for n in 0..<messageCount {
             // Sent by a bot that is not a member: it counts for everyone and moves no watermark.
             events.append(envelope("setup-m\(n)", "message.new",
-                                   #"{"cid":"\#(Self.cid)","message":{"id":"m\#(n)","user_id":"bot","created_at":"2026-11-22T03:10:00.123Z"}}"#))
+                                   #"{"cid":"\#(cid)","message":{"id":"m\#(n)","user_id":"bot","created_at":"2026-11-22T03:10:00.123Z"}}"#))
         }
         return events
     }
 
     func ack(_ i: Int) -> [UInt8] {
-        envelope("ack-\(i)", "message.read", #"{"cid":"\#(Self.cid)","user_id":"u\#(i % members)","message_id":"m\#(i / members)"}"#)
+        envelope("ack-\(i)", "message.read", #"{"cid":"\#(cid)","user_id":"u\#(i % members)","message_id":"m\#(i / members)"}"#)
     }
 
     /// The ack index a `message.read` output stands for, read from its bytes.
@@ -48,7 +50,7 @@ struct ReducerLoad {
     }
 
     private func envelope(_ id: String, _ type: String, _ data: String) -> [UInt8] {
-        Array(#"{"specversion":"1.0","id":"\#(id)","source":"/bench/backend","type":"\#(type)","subject":"\#(Self.cid)","time":"2026-11-22T03:10:00.123Z","data":\#(data)}"#.utf8)
+        Array(#"{"specversion":"1.0","id":"\#(run)-\#(id)","source":"/bench/backend","type":"\#(type)","subject":"\#(cid)","time":"2026-11-22T03:10:00.123Z","data":\#(data)}"#.utf8)
     }
 }
 
@@ -69,7 +71,7 @@ func reducer(endpoint: String, acks: Int, batch: Int, window: Int, rate: Int?) t
     let consumerName = "bench-\(UUID().uuidString.prefix(8).lowercased())"
     let consumer = try dealer(context, endpoint)
     try consumer.setReceiveTimeout(60_000)
-    try consumer.send(frames("CONSUME", "c", [Array(consumerName.utf8), Array("latest".utf8), Array("20000".utf8), Array("out/\(ReducerLoad.cid)/message.read".utf8)]))
+    try consumer.send(frames("CONSUME", "c", [Array(consumerName.utf8), Array("latest".utf8), Array("20000".utf8), Array("out/\(load.cid)/message.read".utf8)]))
     guard let ok = try consumer.receive(), ok[1] == Array("OK".utf8) else { throw ProcessError("CONSUME refused") }
 
     var sentAt = [UInt64](repeating: 0, count: acks)
@@ -103,14 +105,12 @@ func reducer(endpoint: String, acks: Int, batch: Int, window: Int, rate: Int?) t
         let interval = 1e9 / Double(rate)
         var next = 0, confirmed = 0
         while confirmed < acks {
-            let due = start + UInt64(Double(next) * interval)
-            if next < acks && now() >= due {
+            while next < acks && now() >= start + UInt64(Double(next) * interval) {
                 sentAt[next] = now()
                 try publisher.send(frames("PUB", "p", [Array("in".utf8), events[next]]))
                 next += 1
-                continue
             }
-            if try poller.poll(timeoutMilliseconds: next < acks ? 0 : 100)[0].contains(.readable) {
+            if try poller.poll(timeoutMilliseconds: 1)[0].contains(.readable) {
                 while try publisher.receive(dontWait: true) != nil { confirmed += 1 }
             }
         }
@@ -132,7 +132,8 @@ func reducer(endpoint: String, acks: Int, batch: Int, window: Int, rate: Int?) t
     guard done.wait(timeout: .now() + 120) == .success else { throw ProcessError("outputs missing: \(received.get()) of \(acks)") }
     arrivedAt = arrivals
     let end = arrivedAt.max() ?? now()
-    let latencies = zip(sentAt, arrivedAt).map { Double($1 - $0) / 1_000 }.sorted()
+    let latencies = zip(sentAt, arrivedAt).filter { $1 >= $0 }.map { Double($1 - $0) / 1_000 }.sorted()
+    guard latencies.count == acks else { throw ProcessError("outputs missing: \(latencies.count) of \(acks)") }
     let seconds = Double(end - start) / 1e9
     print("RESULT mode=reducer acks=\(acks) rate=\(rate.map(String.init) ?? "max") seconds=\(String(format: "%.3f", seconds)) "
         + "acks_per_s=\(Int(Double(acks) / seconds)) p50_us=\(Int(percentile(latencies, 0.5))) p99_us=\(Int(percentile(latencies, 0.99)))")
