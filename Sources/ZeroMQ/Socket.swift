@@ -81,39 +81,30 @@ public final class Socket: @unchecked Sendable {
     @discardableResult
     public func send(_ frames: [[UInt8]], dontWait: Bool = false) throws(ZMQError) -> Bool {
         precondition(!frames.isEmpty, "a ZeroMQ message has at least one frame")
-        let handle = try live("zmq_send")
-        let wait: Int32 = dontWait ? ZMQ_DONTWAIT : 0
-        for (index, frame) in frames.enumerated() {
-            let flags = wait | (index < frames.count - 1 ? ZMQ_SNDMORE : 0)
-            while true {
-                let rc = frame.withUnsafeBytes { zmq_send(handle, $0.baseAddress, $0.count, flags) }
-                if rc >= 0 { break }
-                let error = ZMQError.last("zmq_send")
-                if error.interrupted { continue }
-                // libzmq queues a multipart message atomically: EAGAIN can only
-                // happen on the first frame, so nothing partial was sent.
-                if error.wouldBlock && index == 0 { return false }
-                throw error
-            }
-        }
-        return true
+        return try send(count: frames.count, dontWait: dontWait) { frames[$0] }
     }
 
     /// Sends one multipart message made of `head` followed by `frames`, without
     /// building a joined array (a ROUTER's peer id, then the message).
     @discardableResult
     public func send(_ head: [UInt8], _ frames: [[UInt8]], dontWait: Bool = false) throws(ZMQError) -> Bool {
+        try send(count: frames.count + 1, dontWait: dontWait) { $0 == 0 ? head : frames[$0 - 1] }
+    }
+
+    /// Sends the `count` frames `frame(0)`, `frame(1)`, … as one multipart message.
+    private func send(count: Int, dontWait: Bool, frame: (Int) -> [UInt8]) throws(ZMQError) -> Bool {
         let handle = try live("zmq_send")
         let wait: Int32 = dontWait ? ZMQ_DONTWAIT : 0
-        let total = frames.count + 1
-        for index in 0..<total {
-            let flags = wait | (index < total - 1 ? ZMQ_SNDMORE : 0)
+        for index in 0..<count {
+            let flags = wait | (index < count - 1 ? ZMQ_SNDMORE : 0)
+            let bytes = frame(index)
             while true {
-                let frame = index == 0 ? head : frames[index - 1]
-                let rc = frame.withUnsafeBytes { zmq_send(handle, $0.baseAddress, $0.count, flags) }
+                let rc = bytes.withUnsafeBytes { zmq_send(handle, $0.baseAddress, $0.count, flags) }
                 if rc >= 0 { break }
                 let error = ZMQError.last("zmq_send")
                 if error.interrupted { continue }
+                // libzmq queues a multipart message atomically: EAGAIN can only
+                // happen on the first frame, so nothing partial was sent.
                 if error.wouldBlock && index == 0 { return false }
                 throw error
             }

@@ -1,3 +1,4 @@
+import EventBus
 import Foundation
 
 /// A CloudEvents 1.0 envelope in JSON structured mode, built from `publish` flags.
@@ -19,19 +20,9 @@ struct CloudEventEnvelope {
 
     /// `value` as a JSON string literal.
     static func quoted(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20: out += String(format: "\\u%04x", c.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        var writer = JSONWriter(capacity: value.utf8.count + 2)
+        writer.string(value)
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ` in UTC.

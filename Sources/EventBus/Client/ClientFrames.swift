@@ -131,21 +131,9 @@ enum ClientFrames {
 enum JSONText {
     /// `value` as a JSON string literal, with quotes, backslashes and control characters escaped.
     static func quoted(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20:
-                let hex = String(c.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        var writer = JSONWriter(capacity: value.utf8.count + 2)
+        writer.string(value)
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 }
 
