@@ -72,11 +72,12 @@ import Testing
         #expect(throws: BusError.self) { try ClientFrames.parseSeqs([bytes("+5")], expected: 1).get() }
     }
 
-    @Test func requestBodyEscapesTheMethodAndKeepsParams() {
+    @Test func requestBodyEscapesTheMethodAndKeepsParams() throws {
         #expect(ClientFrames.requestBody(method: "a\"b", params: " {\"cid\":\"x\"}\n")
             == bytes(#"{"method":"a\"b","params":{"cid":"x"}}"#))
         #expect(ClientFrames.requestBody(method: "m", params: "") == bytes(#"{"method":"m","params":{}}"#))
-        #expect(JSONText.quoted("tab\there\u{1}\\") == #""tab\there\u0001\\""#)
+        let tricky = "tab\there\u{1}\\ \"quoted\" é"
+        #expect(try JSONParser.parse(Array(JSONText.quoted(tricky).utf8)) == .string(tricky))
     }
 
     @Test func streamSeqIsEightBytesBigEndian() {
