@@ -56,26 +56,50 @@ public enum JSONScanner {
         public static let maxCount = 8
         /// The names, in order; a name's position is its index in ``Members``.
         public let names: [String]
-        let utf8: [[UInt8]]
+        /// Per name: its length in UTF-8 bytes and its first 16 bytes as two little-endian words, zero-padded.
+        let table: [UInt64]
 
         /// Creates a set of names; at most ``maxCount`` are used.
         public init(_ names: [String]) {
             let used = Array(names.prefix(Self.maxCount))
             self.names = used
-            self.utf8 = used.map { Array($0.utf8) }
+            var table: [UInt64] = []
+            for name in used {
+                let bytes = Array(name.utf8)
+                table.append(UInt64(bytes.count))
+                table.append(Self.word(bytes.prefix(8)))
+                table.append(Self.word(bytes.dropFirst(8).prefix(8)))
+            }
+            self.table = table
+        }
+
+        private static func word(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+            var word: UInt64 = 0
+            for (shift, byte) in bytes.enumerated() { word |= UInt64(byte) << (8 * UInt64(shift)) }
+            return word
         }
 
         /// The position of the member whose key has these raw bytes (no escape, ASCII only), or -1.
+        ///
+        /// - Parameter table: ``table``'s storage.
         @inline(__always)
-        func index(ofRaw key: UnsafeRawBufferPointer) -> Int {
-            for position in 0..<utf8.count {
-                let name = utf8[position]
-                guard name.count == key.count else { continue }
-                let equal = name.withUnsafeBytes { name in
-                    // Both counts are equal, and neither buffer is empty when count > 0.
-                    name.count == 0 || memoryEqual(name, key)
+        static func index(ofRaw key: UnsafeRawBufferPointer, table: UnsafeBufferPointer<UInt64>, names: [String]) -> Int {
+            let length = key.count
+            var first: UInt64 = 0, second: UInt64 = 0
+            var offset = 0
+            while offset < min(length, 16) {
+                let byte = UInt64(key[offset]) << (8 * UInt64(offset & 7))
+                if offset < 8 { first |= byte } else { second |= byte }
+                offset += 1
+            }
+            var slot = 0
+            while slot < table.count {
+                if table[slot] == UInt64(length) && table[slot + 1] == first && table[slot + 2] == second {
+                    let position = slot / 3
+                    // Names longer than 16 bytes: the rest compared as bytes.
+                    if length <= 16 || names[position].utf8.elementsEqual(key) { return position }
                 }
-                if equal { return position }
+                slot += 3
             }
             return -1
         }
@@ -146,38 +170,50 @@ public enum JSONScanner {
     /// - Returns: the root's kind and, if it is an object, the spans of the members it has.
     /// - Throws: the ``JSONError`` the parser would throw.
     public static func scan(_ bytes: UnsafeRawBufferPointer, members keys: Keys) throws(JSONError) -> Members {
-        let outcome = withUnsafeTemporaryAllocation(of: Int.self, capacity: 256) { stack in
-            Result { () throws(JSONError) -> Members in try run(bytes, keys: keys, keyStack: stack) }
+        var members = Members(root: .null)
+        let failure: JSONError? = withUnsafeMutablePointer(to: &members) { members in
+            keys.table.withUnsafeBufferPointer { table in
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: 256) { stack in
+                    run(bytes, keys: keys, table: table, members: members, keyStack: stack)
+                }
+            }
         }
-        switch outcome {
-        case .success(let members):
-            return members
-        case .failure(let error) where error.offset == Scanner.overflowOffset:
-            // More than 128 keys open at once: again, with room for every key the input can hold
-            // (each takes at least 4 bytes: `"":0`).
-            let capacity = 2 * (bytes.count / 4 + 2)
-            let heap = UnsafeMutableBufferPointer<Int>.allocate(capacity: capacity)
-            defer { heap.deallocate() }
-            return try run(bytes, keys: keys, keyStack: heap)
-        case .failure(let error):
-            throw error
+        guard let failure else { return members }
+        guard failure.offset == Scanner.overflowOffset else { throw failure }
+        // More than 128 keys open at once: again, with room for every key the input can hold
+        // (each takes at least 4 bytes: `"":0`).
+        members = Members(root: .null)
+        let heap = UnsafeMutableBufferPointer<Int>.allocate(capacity: 2 * (bytes.count / 4 + 2))
+        defer { heap.deallocate() }
+        let retry: JSONError? = withUnsafeMutablePointer(to: &members) { members in
+            keys.table.withUnsafeBufferPointer { table in
+                run(bytes, keys: keys, table: table, members: members, keyStack: heap)
+            }
         }
+        if let retry { throw retry }
+        return members
     }
 
-    private static func run(_ bytes: UnsafeRawBufferPointer, keys: Keys, keyStack: UnsafeMutableBufferPointer<Int>)
-        throws(JSONError) -> Members
-    {
-        var scanner = Scanner(bytes: bytes, keys: keys, keyStack: keyStack)
-        scanner.skipWhitespace()
-        let root = try scanner.scanValue(depth: 0)
-        scanner.skipWhitespace()
-        if scanner.index != bytes.count {
-            throw JSONError(
-                offset: scanner.index,
-                message: "unexpected \(JSONParser.describe(bytes[scanner.index])) after the value")
+    /// Scans; the error, if any, is returned rather than thrown, so that it crosses the closures above.
+    private static func run(
+        _ bytes: UnsafeRawBufferPointer, keys: Keys, table: UnsafeBufferPointer<UInt64>,
+        members: UnsafeMutablePointer<Members>, keyStack: UnsafeMutableBufferPointer<Int>
+    ) -> JSONError? {
+        var scanner = Scanner(bytes: bytes, keys: keys, keyTable: table, members: members, keyStack: keyStack)
+        do {
+            scanner.skipWhitespace()
+            let root = try scanner.scanValue(depth: 0)
+            scanner.skipWhitespace()
+            if scanner.index != bytes.count {
+                return JSONError(
+                    offset: scanner.index,
+                    message: "unexpected \(JSONParser.describe(bytes[scanner.index])) after the value")
+            }
+            members.pointee.root = root
+            return nil
+        } catch {
+            return error
         }
-        scanner.members.root = root
-        return scanner.members
     }
 
     /// The text of a string value found by a scan of `bytes`, its escapes decoded.
@@ -263,15 +299,6 @@ public enum JSONScanner {
     }
 }
 
-/// Whether two buffers of the same, non-zero length hold the same bytes.
-@inline(__always)
-private func memoryEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-    for index in 0..<a.count where a[index] != b[index] {
-        return false
-    }
-    return true
-}
-
 /// The scanner's cursor. Its checks and messages mirror `JSONParser`'s parser line by line.
 private struct Scanner {
     /// The offset of the internal error that means "the key stack is full".
@@ -281,7 +308,8 @@ private struct Scanner {
     let count: Int
     var index = 0
     let keys: JSONScanner.Keys
-    var members = JSONScanner.Members(root: .null)
+    let keyTable: UnsafeBufferPointer<UInt64>
+    let members: UnsafeMutablePointer<JSONScanner.Members>
     /// The raw content ranges (start, end) of the keys of every open object, innermost last.
     let keyStack: UnsafeMutableBufferPointer<Int>
     var keyTop = 0
@@ -291,10 +319,15 @@ private struct Scanner {
     /// Set by ``scanString()``: the string had a byte ≥ 0x80.
     static let nonASCII: UInt8 = 2
 
-    init(bytes: UnsafeRawBufferPointer, keys: JSONScanner.Keys, keyStack: UnsafeMutableBufferPointer<Int>) {
+    init(
+        bytes: UnsafeRawBufferPointer, keys: JSONScanner.Keys, keyTable: UnsafeBufferPointer<UInt64>,
+        members: UnsafeMutablePointer<JSONScanner.Members>, keyStack: UnsafeMutableBufferPointer<Int>
+    ) {
         self.bytes = bytes
         self.count = bytes.count
         self.keys = keys
+        self.keyTable = keyTable
+        self.members = members
         self.keyStack = keyStack
     }
 
@@ -388,7 +421,9 @@ private struct Scanner {
                 // The top-level object: is this a member the caller asked for?
                 wanted =
                     flags == 0
-                    ? keys.index(ofRaw: UnsafeRawBufferPointer(rebasing: bytes[keyStart..<keyEnd]))
+                    ? JSONScanner.Keys.index(
+                        ofRaw: UnsafeRawBufferPointer(rebasing: bytes[keyStart..<keyEnd]), table: keyTable,
+                        names: keys.names)
                     : keys.index(ofDecoded: JSONScanner.decode(bytes, from: keyStart, to: keyEnd))
             }
             skipWhitespace()
@@ -407,7 +442,7 @@ private struct Scanner {
                 kind = try scanValue(depth: depth)
             }
             if wanted >= 0 {
-                members[wanted] = JSONScanner.Span(
+                members.pointee[wanted] = JSONScanner.Span(
                     kind: kind, range: valueStart..<index, hasEscapes: valueFlags & Self.escaped != 0)
             }
             skipWhitespace()
@@ -558,9 +593,12 @@ private struct Scanner {
             // Eight plain bytes at a time: none a quote, a backslash, a control byte or ≥ 0x80.
             while index + 8 <= count {
                 let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                if Self.isPlain(word) {
+                let special = Self.specialBytes(word)
+                if special == 0 {
                     index += 8
                 } else {
+                    // The lowest flag is exact (borrows only ever flag bytes above a true one).
+                    index += special.trailingZeroBitCount >> 3
                     break
                 }
             }
@@ -585,9 +623,10 @@ private struct Scanner {
         throw fail("unterminated string", at: start)
     }
 
-    /// Whether none of the eight bytes is `"`, `\`, below 0x20 or at least 0x80.
+    /// The high bit set in each of the eight bytes (little-endian) that is `"`, `\`, below 0x20 or at
+    /// least 0x80; zero when there is none. Bytes above the first flagged one may be flagged wrongly.
     @inline(__always)
-    static func isPlain(_ word: UInt64) -> Bool {
+    static func specialBytes(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let quotes = word ^ (ones &* 0x22)
@@ -595,7 +634,7 @@ private struct Scanner {
         let controls = (word &- ones &* 0x20) & ~word
         let hasQuote = (quotes &- ones) & ~quotes
         let hasBackslash = (backslashes &- ones) & ~backslashes
-        return (controls | hasQuote | hasBackslash | word) & highs == 0
+        return (controls | hasQuote | hasBackslash | word) & highs
     }
 
     /// Checks one escape at `index` (the backslash) and steps past it.

@@ -40,8 +40,14 @@ extension BrokerCore {
             guard frame.count <= config.maxEventBytes else {
                 throw BusError(.tooLarge, "event \(position): \(frame.count) bytes, max_event_bytes is \(config.maxEventBytes)")
             }
-            let envelope: EventEnvelope
-            do { envelope = try EventValidator.validate(frame, stage: stage).envelope } catch {
+            let envelope: EnvelopeFields
+            do {
+                // Past `in` only the envelope is checked: a scan, no `data` tree (same checks, same errors).
+                envelope =
+                    stage == Stage.in
+                    ? EnvelopeFields(try EventValidator.validate(frame, stage: stage).envelope)
+                    : try EventValidator.scanEnvelope(frame)
+            } catch {
                 throw BusError(error.code, "event \(position): \(error.message)")
             }
             var stored = frame
