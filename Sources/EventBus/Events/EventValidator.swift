@@ -86,10 +86,20 @@ public enum EventValidator {
 
     /// Checks an event frame held in an array; see the `UnsafeRawBufferPointer` overload.
     public static func scanEnvelope(_ frame: [UInt8]) throws(EventValidationError) -> EnvelopeFields {
-        let result = frame.withUnsafeBytes { buffer in
-            Result { () throws(EventValidationError) -> EnvelopeFields in try scanEnvelope(buffer) }
+        var fields: EnvelopeFields?
+        let failure = frame.withUnsafeBytes { buffer -> EventValidationError? in
+            do throws(EventValidationError) {
+                fields = try scanEnvelope(buffer)
+                return nil
+            } catch {
+                return error
+            }
         }
-        return try result.get()
+        guard let fields else {
+            // No fields means the scan failed and set `failure`.
+            throw failure.unsafelyUnwrapped
+        }
+        return fields
     }
 
     /// The envelope's members, in the order ``scanEnvelope(_:)-(UnsafeRawBufferPointer)`` reads them.

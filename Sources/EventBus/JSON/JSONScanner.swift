@@ -220,7 +220,12 @@ public enum JSONScanner {
     ///
     /// - Precondition: `span` is a string's span from a successful scan of these bytes.
     public static func string(_ span: Span, in bytes: UnsafeRawBufferPointer) -> String {
-        decode(bytes, from: span.range.lowerBound + 1, to: span.range.upperBound - 1)
+        guard span.hasEscapes else {
+            return String(
+                decoding: UnsafeRawBufferPointer(rebasing: bytes[span.range.lowerBound + 1..<span.range.upperBound - 1]),
+                as: UTF8.self)
+        }
+        return decode(bytes, from: span.range.lowerBound + 1, to: span.range.upperBound - 1)
     }
 
     /// Decodes the content of a valid JSON string (between its quotes).
