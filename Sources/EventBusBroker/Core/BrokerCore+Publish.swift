@@ -45,8 +45,14 @@ extension BrokerCore {
             guard frame.count <= WireProtocol.maxBatchBytes else {
                 throw BusError(.tooLarge, "event \(position): \(frame.count) bytes, at most \(WireProtocol.maxBatchBytes) in one batch")
             }
-            let envelope: EventEnvelope
-            do { envelope = try EventValidator.validate(frame, stage: stage).envelope } catch {
+            let envelope: EnvelopeFields
+            do {
+                // Past `in` only the envelope is checked: a scan, no `data` tree (same checks, same errors).
+                envelope =
+                    stage == Stage.in
+                    ? EnvelopeFields(try EventValidator.validate(frame, stage: stage).envelope)
+                    : try EventValidator.scanEnvelope(frame)
+            } catch {
                 throw BusError(error.code, "event \(position): \(error.message)")
             }
             // A `reply` (a paged query answer with its redacted views) may take the

@@ -1,0 +1,725 @@
+/// A validating JSON scanner that builds no values.
+///
+/// It accepts exactly what ``JSONParser`` accepts — the same grammar, the same
+/// UTF-8 checks inside strings, the same escape and surrogate rules, the same
+/// depth limit, no trailing bytes, and no repeated key in any object (keys
+/// compared as decoded `String`s, like the parser) — and fails with the same
+/// ``JSONError`` (offset and message). Instead of a ``JSONValue`` it reports,
+/// for a top-level object, where the values of the members named in a
+/// ``Keys`` set lie in the input and what kind they are. A string is decoded
+/// only when asked, with ``string(_:in:)``.
+///
+/// A scan allocates nothing on the heap for typical input: object keys are
+/// remembered as byte ranges in a stack buffer, so a repeated key is found
+/// by comparing bytes. It falls back to decoded `String`s only for an object
+/// with a key that has an escape or a non-ASCII byte, or with more than 15
+/// keys, and to a heap buffer when more than 128 keys are open at once.
+public enum JSONScanner {
+    /// The kind of a JSON value.
+    public enum Kind: UInt8, Sendable, Equatable {
+        /// `null`.
+        case null
+        /// `true` or `false`.
+        case bool
+        /// A number.
+        case number
+        /// A string.
+        case string
+        /// An array.
+        case array
+        /// An object.
+        case object
+    }
+
+    /// Where a member's value lies in the scanned input, and its kind.
+    public struct Span: Sendable, Equatable {
+        /// The value's kind.
+        public var kind: Kind
+        /// The value's bytes in the input; a string's include its quotes.
+        public var range: Range<Int>
+        /// For a string, whether it holds a backslash escape (so that its text differs from its bytes).
+        public var hasEscapes: Bool
+
+        /// Creates a span.
+        public init(kind: Kind, range: Range<Int>, hasEscapes: Bool = false) {
+            self.kind = kind
+            self.range = range
+            self.hasEscapes = hasEscapes
+        }
+    }
+
+    /// The names of the top-level members a scan looks for: at most ``maxCount``.
+    ///
+    /// Make one once (a `static let`) and reuse it.
+    public struct Keys: Sendable {
+        /// The most names a set can hold.
+        public static let maxCount = 8
+        /// The names, in order; a name's position is its index in ``Members``.
+        public let names: [String]
+        /// Per name: its length in UTF-8 bytes and its first 16 bytes as two little-endian words, zero-padded.
+        let table: [UInt64]
+
+        /// Creates a set of names; at most ``maxCount`` are used.
+        public init(_ names: [String]) {
+            let used = Array(names.prefix(Self.maxCount))
+            self.names = used
+            var table: [UInt64] = []
+            for name in used {
+                let bytes = Array(name.utf8)
+                table.append(UInt64(bytes.count))
+                table.append(Self.word(bytes.prefix(8)))
+                table.append(Self.word(bytes.dropFirst(8).prefix(8)))
+            }
+            self.table = table
+        }
+
+        private static func word(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+            var word: UInt64 = 0
+            for (shift, byte) in bytes.enumerated() { word |= UInt64(byte) << (8 * UInt64(shift)) }
+            return word
+        }
+
+        /// The position of the member whose key has these raw bytes (no escape, ASCII only), or -1.
+        ///
+        /// - Parameter table: ``table``'s storage.
+        @inline(__always)
+        static func index(ofRaw key: UnsafeRawBufferPointer, table: UnsafeBufferPointer<UInt64>, names: [String]) -> Int {
+            let length = key.count
+            var first: UInt64 = 0, second: UInt64 = 0
+            var offset = 0
+            while offset < min(length, 16) {
+                let byte = UInt64(key[offset]) << (8 * UInt64(offset & 7))
+                if offset < 8 { first |= byte } else { second |= byte }
+                offset += 1
+            }
+            var slot = 0
+            while slot < table.count {
+                if table[slot] == UInt64(length) && table[slot + 1] == first && table[slot + 2] == second {
+                    let position = slot / 3
+                    // Names longer than 16 bytes: the rest compared as bytes.
+                    if length <= 16 || names[position].utf8.elementsEqual(key) { return position }
+                }
+                slot += 3
+            }
+            return -1
+        }
+
+        /// The position of the member with this decoded key (compared as `String`s, as the parser does), or -1.
+        func index(ofDecoded key: String) -> Int {
+            for position in 0..<names.count where names[position] == key {
+                return position
+            }
+            return -1
+        }
+    }
+
+    /// The result of a scan: the root's kind and, when it is an object, the spans of the requested members.
+    public struct Members: Sendable, Equatable {
+        /// The kind of the top-level value.
+        public internal(set) var root: Kind
+        var s0, s1, s2, s3, s4, s5, s6, s7: Span?
+
+        init(root: Kind) {
+            self.root = root
+        }
+
+        /// The span of the member named `Keys.names[position]`, if the root is an object that has it.
+        public subscript(position: Int) -> Span? {
+            get {
+                switch position {
+                case 0: s0
+                case 1: s1
+                case 2: s2
+                case 3: s3
+                case 4: s4
+                case 5: s5
+                case 6: s6
+                case 7: s7
+                default: nil
+                }
+            }
+            set {
+                switch position {
+                case 0: s0 = newValue
+                case 1: s1 = newValue
+                case 2: s2 = newValue
+                case 3: s3 = newValue
+                case 4: s4 = newValue
+                case 5: s5 = newValue
+                case 6: s6 = newValue
+                case 7: s7 = newValue
+                default: break
+                }
+            }
+        }
+    }
+
+    private static let noKeys = Keys([])
+
+    /// Checks that `bytes` is one JSON text, exactly as ``JSONParser/parse(_:)-(UnsafeRawBufferPointer)`` would.
+    ///
+    /// - Returns: the kind of the top-level value.
+    /// - Throws: the ``JSONError`` the parser would throw.
+    @discardableResult
+    public static func validate(_ bytes: UnsafeRawBufferPointer) throws(JSONError) -> Kind {
+        try scan(bytes, members: noKeys).root
+    }
+
+    /// Checks that `bytes` is one JSON text and finds the top-level members named in `keys`.
+    ///
+    /// - Returns: the root's kind and, if it is an object, the spans of the members it has.
+    /// - Throws: the ``JSONError`` the parser would throw.
+    public static func scan(_ bytes: UnsafeRawBufferPointer, members keys: Keys) throws(JSONError) -> Members {
+        var members = Members(root: .null)
+        let failure: JSONError? = withUnsafeMutablePointer(to: &members) { members in
+            keys.table.withUnsafeBufferPointer { table in
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: 256) { stack in
+                    run(bytes, keys: keys, table: table, members: members, keyStack: stack)
+                }
+            }
+        }
+        guard let failure else { return members }
+        guard failure.offset == Scanner.overflowOffset else { throw failure }
+        // More than 128 keys open at once: again, with room for every key the input can hold
+        // (each takes at least 4 bytes: `"":0`).
+        members = Members(root: .null)
+        let heap = UnsafeMutableBufferPointer<Int>.allocate(capacity: 2 * (bytes.count / 4 + 2))
+        defer { heap.deallocate() }
+        let retry: JSONError? = withUnsafeMutablePointer(to: &members) { members in
+            keys.table.withUnsafeBufferPointer { table in
+                run(bytes, keys: keys, table: table, members: members, keyStack: heap)
+            }
+        }
+        if let retry { throw retry }
+        return members
+    }
+
+    /// Scans; the error, if any, is returned rather than thrown, so that it crosses the closures above.
+    private static func run(
+        _ bytes: UnsafeRawBufferPointer, keys: Keys, table: UnsafeBufferPointer<UInt64>,
+        members: UnsafeMutablePointer<Members>, keyStack: UnsafeMutableBufferPointer<Int>
+    ) -> JSONError? {
+        var scanner = Scanner(bytes: bytes, keys: keys, keyTable: table, members: members, keyStack: keyStack)
+        do {
+            scanner.skipWhitespace()
+            let root = try scanner.scanValue(depth: 0)
+            scanner.skipWhitespace()
+            if scanner.index != bytes.count {
+                return JSONError(
+                    offset: scanner.index,
+                    message: "unexpected \(JSONParser.describe(bytes[scanner.index])) after the value")
+            }
+            members.pointee.root = root
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// The text of a string value found by a scan of `bytes`, its escapes decoded.
+    ///
+    /// - Precondition: `span` is a string's span from a successful scan of these bytes.
+    public static func string(_ span: Span, in bytes: UnsafeRawBufferPointer) -> String {
+        guard span.hasEscapes else {
+            return String(
+                decoding: UnsafeRawBufferPointer(rebasing: bytes[span.range.lowerBound + 1..<span.range.upperBound - 1]),
+                as: UTF8.self)
+        }
+        return decode(bytes, from: span.range.lowerBound + 1, to: span.range.upperBound - 1)
+    }
+
+    /// Decodes the content of a valid JSON string (between its quotes).
+    static func decode(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> String {
+        var index = start
+        while index < end && bytes[index] != 0x5C { index += 1 }
+        if index == end {
+            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        }
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(end - start)
+        buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
+        while index < end {
+            let byte = bytes[index]
+            guard byte == 0x5C else {
+                buffer.append(byte)
+                index += 1
+                continue
+            }
+            let escaped = bytes[index + 1]
+            index += 2
+            switch escaped {
+            case UInt8(ascii: "b"): buffer.append(0x08)
+            case UInt8(ascii: "f"): buffer.append(0x0C)
+            case UInt8(ascii: "n"): buffer.append(0x0A)
+            case UInt8(ascii: "r"): buffer.append(0x0D)
+            case UInt8(ascii: "t"): buffer.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = hexValue(bytes, at: index)
+                index += 4
+                if scalar >= 0xD800 && scalar <= 0xDBFF {
+                    // Validated: a high surrogate is followed by `\u` and a low one.
+                    let low = hexValue(bytes, at: index + 2)
+                    index += 6
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                }
+                appendUTF8(scalar, to: &buffer)
+            default: buffer.append(escaped)  // `"`, `\` or `/`
+            }
+        }
+        return String(decoding: buffer, as: UTF8.self)
+    }
+
+    private static func hexValue(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
+        var value: UInt32 = 0
+        for index in offset..<offset + 4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case 0x30...0x39: digit = byte - 0x30
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            default: digit = byte - UInt8(ascii: "A") + 10
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+
+    private static func appendUTF8(_ scalar: UInt32, to buffer: inout [UInt8]) {
+        switch scalar {
+        case 0..<0x80:
+            buffer.append(UInt8(scalar))
+        case 0x80..<0x800:
+            buffer.append(UInt8(0xC0 | scalar >> 6))
+            buffer.append(UInt8(0x80 | scalar & 0x3F))
+        case 0x800..<0x10000:
+            buffer.append(UInt8(0xE0 | scalar >> 12))
+            buffer.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            buffer.append(UInt8(0x80 | scalar & 0x3F))
+        default:
+            buffer.append(UInt8(0xF0 | scalar >> 18))
+            buffer.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+            buffer.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            buffer.append(UInt8(0x80 | scalar & 0x3F))
+        }
+    }
+}
+
+/// The scanner's cursor. Its checks and messages mirror `JSONParser`'s parser line by line.
+private struct Scanner {
+    /// The offset of the internal error that means "the key stack is full".
+    static let overflowOffset = -1
+
+    let bytes: UnsafeRawBufferPointer
+    let count: Int
+    var index = 0
+    let keys: JSONScanner.Keys
+    let keyTable: UnsafeBufferPointer<UInt64>
+    let members: UnsafeMutablePointer<JSONScanner.Members>
+    /// The raw content ranges (start, end) of the keys of every open object, innermost last.
+    let keyStack: UnsafeMutableBufferPointer<Int>
+    var keyTop = 0
+
+    /// Set by ``scanString()``: the string had a backslash escape.
+    static let escaped: UInt8 = 1
+    /// Set by ``scanString()``: the string had a byte ≥ 0x80.
+    static let nonASCII: UInt8 = 2
+
+    init(
+        bytes: UnsafeRawBufferPointer, keys: JSONScanner.Keys, keyTable: UnsafeBufferPointer<UInt64>,
+        members: UnsafeMutablePointer<JSONScanner.Members>, keyStack: UnsafeMutableBufferPointer<Int>
+    ) {
+        self.bytes = bytes
+        self.count = bytes.count
+        self.keys = keys
+        self.keyTable = keyTable
+        self.members = members
+        self.keyStack = keyStack
+    }
+
+    @inline(__always)
+    func fail(_ message: String, at offset: Int? = nil) -> JSONError {
+        JSONError(offset: offset ?? index, message: message)
+    }
+
+    @inline(__always)
+    mutating func skipWhitespace() {
+        while index < count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    func unexpected(_ expected: String) -> JSONError {
+        if index >= count {
+            return fail("unexpected end of input, expected \(expected)")
+        }
+        return fail("unexpected \(JSONParser.describe(bytes[index])), expected \(expected)")
+    }
+
+    mutating func scanValue(depth: Int) throws(JSONError) -> JSONScanner.Kind {
+        guard index < count else { throw unexpected("a value") }
+        switch bytes[index] {
+        case 0x7B:
+            try scanObject(depth: depth + 1)
+            return .object
+        case 0x5B:
+            try scanArray(depth: depth + 1)
+            return .array
+        case 0x22:
+            _ = try scanString()
+            return .string
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
+        case 0x2D, 0x30...0x39:
+            try scanNumber()
+            return .number
+        default:
+            throw unexpected("a value")
+        }
+    }
+
+    mutating func literal(_ word: StaticString) throws(JSONError) {
+        let start = index
+        let length = word.utf8CodeUnitCount
+        let text = word.utf8Start
+        for offset in 0..<length {
+            guard index < count, bytes[index] == text[offset] else {
+                throw fail("invalid literal, expected \(word)", at: start)
+            }
+            index += 1
+        }
+    }
+
+    mutating func scanObject(depth: Int) throws(JSONError) {
+        if depth > JSONParser.maxDepth {
+            throw fail("nesting deeper than \(JSONParser.maxDepth)")
+        }
+        index += 1  // {
+        skipWhitespace()
+        if index < count && bytes[index] == 0x7D {
+            index += 1
+            return
+        }
+        let base = keyTop
+        defer { keyTop = base }
+        // Keys compared as `String`s, once a key is not plain ASCII or the object grows large.
+        var seen: Set<String>? = nil
+        while true {
+            guard index < count, bytes[index] == 0x22 else {
+                throw unexpected("a string key")
+            }
+            let keyOffset = index
+            let flags = try scanString()
+            let keyStart = keyOffset + 1, keyEnd = index - 1
+            try checkDuplicate(keyStart, keyEnd, flags: flags, base: base, seen: &seen, at: keyOffset)
+            var wanted = -1
+            if depth == 1 {
+                // The top-level object: is this a member the caller asked for?
+                wanted =
+                    flags == 0
+                    ? JSONScanner.Keys.index(
+                        ofRaw: UnsafeRawBufferPointer(rebasing: bytes[keyStart..<keyEnd]), table: keyTable,
+                        names: keys.names)
+                    : keys.index(ofDecoded: JSONScanner.decode(bytes, from: keyStart, to: keyEnd))
+            }
+            skipWhitespace()
+            guard index < count, bytes[index] == 0x3A else {
+                throw unexpected("':'")
+            }
+            index += 1
+            skipWhitespace()
+            let valueStart = index
+            let kind: JSONScanner.Kind
+            var valueFlags: UInt8 = 0
+            if index < count && bytes[index] == 0x22 {
+                valueFlags = try scanString()
+                kind = .string
+            } else {
+                kind = try scanValue(depth: depth)
+            }
+            if wanted >= 0 {
+                members.pointee[wanted] = JSONScanner.Span(
+                    kind: kind, range: valueStart..<index, hasEscapes: valueFlags & Self.escaped != 0)
+            }
+            skipWhitespace()
+            guard index < count else { throw unexpected("',' or '}'") }
+            switch bytes[index] {
+            case 0x2C:
+                index += 1
+                skipWhitespace()
+                if index < count && bytes[index] == 0x7D {
+                    throw fail("trailing comma in object")
+                }
+            case 0x7D:
+                index += 1
+                return
+            default:
+                throw unexpected("',' or '}'")
+            }
+        }
+    }
+
+    /// Refuses a key equal to an earlier key of the same object, as the parser does.
+    @inline(__always)
+    mutating func checkDuplicate(
+        _ start: Int, _ end: Int, flags: UInt8, base: Int, seen: inout Set<String>?, at keyOffset: Int
+    ) throws(JSONError) {
+        if seen != nil {
+            let key = JSONScanner.decode(bytes, from: start, to: end)
+            // `seen` was just checked to be non-nil.
+            if !seen!.insert(key).inserted {
+                throw fail("duplicate key \"\(key)\"", at: keyOffset)
+            }
+            return
+        }
+        let known = (keyTop - base) / 2
+        if flags != 0 || known >= 15 {
+            // Every earlier key of this object is plain ASCII; from here on compare decoded keys.
+            var keys = Set<String>(minimumCapacity: known + 8)
+            var slot = base
+            while slot < keyTop {
+                keys.insert(JSONScanner.decode(bytes, from: keyStack[slot], to: keyStack[slot + 1]))
+                slot += 2
+            }
+            let key = JSONScanner.decode(bytes, from: start, to: end)
+            if !keys.insert(key).inserted {
+                throw fail("duplicate key \"\(key)\"", at: keyOffset)
+            }
+            seen = keys
+            return
+        }
+        // Plain ASCII keys: equal as `String`s exactly when equal as bytes.
+        let length = end - start
+        var slot = base
+        while slot < keyTop {
+            let otherStart = keyStack[slot]
+            if keyStack[slot + 1] - otherStart == length {
+                var same = true
+                var offset = 0
+                while offset < length {
+                    if bytes[start + offset] != bytes[otherStart + offset] {
+                        same = false
+                        break
+                    }
+                    offset += 1
+                }
+                if same {
+                    throw fail("duplicate key \"\(JSONScanner.decode(bytes, from: start, to: end))\"", at: keyOffset)
+                }
+            }
+            slot += 2
+        }
+        guard keyTop + 2 <= keyStack.count else {
+            throw JSONError(offset: Self.overflowOffset, message: "key stack full")
+        }
+        keyStack[keyTop] = start
+        keyStack[keyTop + 1] = end
+        keyTop += 2
+    }
+
+    mutating func scanArray(depth: Int) throws(JSONError) {
+        if depth > JSONParser.maxDepth {
+            throw fail("nesting deeper than \(JSONParser.maxDepth)")
+        }
+        index += 1  // [
+        skipWhitespace()
+        if index < count && bytes[index] == 0x5D {
+            index += 1
+            return
+        }
+        while true {
+            _ = try scanValue(depth: depth)
+            skipWhitespace()
+            guard index < count else { throw unexpected("',' or ']'") }
+            switch bytes[index] {
+            case 0x2C:
+                index += 1
+                skipWhitespace()
+                if index < count && bytes[index] == 0x5D {
+                    throw fail("trailing comma in array")
+                }
+            case 0x5D:
+                index += 1
+                return
+            default:
+                throw unexpected("',' or ']'")
+            }
+        }
+    }
+
+    @inline(__always)
+    func isDigit(_ offset: Int) -> Bool {
+        offset < count && bytes[offset] >= 0x30 && bytes[offset] <= 0x39
+    }
+
+    mutating func scanNumber() throws(JSONError) {
+        if bytes[index] == 0x2D {
+            index += 1
+        }
+        guard isDigit(index) else { throw fail("expected a digit") }
+        if bytes[index] == 0x30 {
+            index += 1
+            if isDigit(index) { throw fail("leading zeros are not allowed", at: index - 1) }
+        } else {
+            while isDigit(index) { index += 1 }
+        }
+        if index < count && bytes[index] == 0x2E {
+            index += 1
+            guard isDigit(index) else { throw fail("expected a digit after the decimal point") }
+            while isDigit(index) { index += 1 }
+        }
+        if index < count && (bytes[index] | 0x20) == UInt8(ascii: "e") {
+            index += 1
+            if index < count && (bytes[index] == 0x2B || bytes[index] == 0x2D) {
+                index += 1
+            }
+            guard isDigit(index) else { throw fail("expected a digit in the exponent") }
+            while isDigit(index) { index += 1 }
+        }
+    }
+
+    /// Scans a string from its opening quote to past its closing one.
+    ///
+    /// - Returns: ``escaped`` and ``nonASCII`` flags.
+    mutating func scanString() throws(JSONError) -> UInt8 {
+        let start = index
+        index += 1  // "
+        var flags: UInt8 = 0
+        while true {
+            // Eight plain bytes at a time: none a quote, a backslash, a control byte or ≥ 0x80.
+            while index + 8 <= count {
+                let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                let special = Self.specialBytes(word)
+                if special == 0 {
+                    index += 8
+                } else {
+                    // The lowest flag is exact (borrows only ever flag bytes above a true one).
+                    index += special.trailingZeroBitCount >> 3
+                    break
+                }
+            }
+            guard index < count else { break }
+            let byte = bytes[index]
+            if byte == 0x22 {
+                index += 1
+                return flags
+            }
+            if byte == 0x5C {
+                flags |= Self.escaped
+                try scanEscape()
+            } else if byte < 0x20 {
+                throw fail("unescaped control character in string")
+            } else if byte < 0x80 {
+                index += 1
+            } else {
+                flags |= Self.nonASCII
+                index += try utf8SequenceLength(at: index)
+            }
+        }
+        throw fail("unterminated string", at: start)
+    }
+
+    /// The high bit set in each of the eight bytes (little-endian) that is `"`, `\`, below 0x20 or at
+    /// least 0x80; zero when there is none. Bytes above the first flagged one may be flagged wrongly.
+    @inline(__always)
+    static func specialBytes(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ (ones &* 0x22)
+        let backslashes = word ^ (ones &* 0x5C)
+        let controls = (word &- ones &* 0x20) & ~word
+        let hasQuote = (quotes &- ones) & ~quotes
+        let hasBackslash = (backslashes &- ones) & ~backslashes
+        return (controls | hasQuote | hasBackslash | word) & highs
+    }
+
+    /// Checks one escape at `index` (the backslash) and steps past it.
+    mutating func scanEscape() throws(JSONError) {
+        let escapeStart = index
+        index += 1
+        guard index < count else { throw fail("unterminated string") }
+        let byte = bytes[index]
+        index += 1
+        switch byte {
+        case 0x22, 0x5C, 0x2F, UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"),
+            UInt8(ascii: "t"):
+            return
+        case UInt8(ascii: "u"):
+            let scalar = try hex4()
+            if scalar >= 0xD800 && scalar <= 0xDBFF {
+                guard index + 1 < count, bytes[index] == 0x5C, bytes[index + 1] == UInt8(ascii: "u") else {
+                    throw fail("lone high surrogate in \\u escape", at: escapeStart)
+                }
+                index += 2
+                let low = try hex4()
+                guard low >= 0xDC00 && low <= 0xDFFF else {
+                    throw fail("high surrogate not followed by a low surrogate", at: escapeStart)
+                }
+            } else if scalar >= 0xDC00 && scalar <= 0xDFFF {
+                throw fail("lone low surrogate in \\u escape", at: escapeStart)
+            }
+        default:
+            throw fail("invalid escape \\\(Character(Unicode.Scalar(byte)))", at: escapeStart)
+        }
+    }
+
+    mutating func hex4() throws(JSONError) -> UInt32 {
+        guard index + 4 <= count else { throw fail("incomplete \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case 0x30...0x39: digit = byte - 0x30
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw fail("invalid hex digit in \\u escape")
+            }
+            value = value << 4 | UInt32(digit)
+            index += 1
+        }
+        return value
+    }
+
+    /// The length of the well-formed UTF-8 sequence whose lead byte (≥ 0x80) is at `offset`.
+    func utf8SequenceLength(at offset: Int) throws(JSONError) -> Int {
+        let lead = bytes[offset]
+        let length: Int
+        var low: UInt8 = 0x80
+        var high: UInt8 = 0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; low = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; high = 0x9F
+        case 0xF0: length = 4; low = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; high = 0x8F
+        default: throw fail("invalid UTF-8 lead byte 0x\(String(lead, radix: 16, uppercase: true))", at: offset)
+        }
+        guard offset + length <= count else {
+            throw fail("truncated UTF-8 sequence", at: offset)
+        }
+        let second = bytes[offset + 1]
+        guard second >= low && second <= high else {
+            throw fail("invalid UTF-8 continuation byte", at: offset + 1)
+        }
+        var next = offset + 2
+        while next < offset + length {
+            guard bytes[next] & 0xC0 == 0x80 else {
+                throw fail("invalid UTF-8 continuation byte", at: next)
+            }
+            next += 1
+        }
+        return length
+    }
+}
