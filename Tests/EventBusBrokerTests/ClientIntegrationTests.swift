@@ -116,10 +116,9 @@ import Testing
         let endpoint = "ipc://\(FileManager.default.temporaryDirectory.path)/nobody-\(UUID().uuidString.prefix(8))"
         let client = try BusClient(options: .init(endpoint: endpoint, requestTimeout: .milliseconds(300)), logger: Self.quiet())
         defer { client.close() }
-        let start = ContinuousClock.now
+        // It fails (rather than waiting for ever) with a timeout that names the endpoint.
         let error = await #expect(throws: BusError.self) { try await client.ping() }
         #expect(error?.code == .timeout)
         #expect(error?.message.contains(endpoint) == true)
-        #expect(ContinuousClock.now - start < .seconds(3))
     }
 }
