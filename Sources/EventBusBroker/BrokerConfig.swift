@@ -30,7 +30,7 @@ public struct BrokerConfig: Sendable {
     public var dedupWindowSeconds: Double = 600
     /// Identities remembered whatever their age.
     public var dedupMinimumIDs = 1_000_000
-    /// Identities remembered at most (bounds memory, ~40 bytes each).
+    /// Identities remembered at most (bounds memory, ~70 bytes each).
     public var dedupMaximumIDs = 4_000_000
     /// Messages queued per stream subscriber before the newest are dropped.
     public var streamHighWaterMark: Int32 = 100_000

@@ -4,7 +4,7 @@ import DequeModule
 ///
 /// An identity is kept while it is younger than `age`, or while it is among the
 /// newest `minimumCount` identities, and never beyond `maximumCount` identities
-/// (which bounds memory at roughly 40 bytes an identity).
+/// (which bounds memory at roughly 70 bytes an identity).
 struct DedupWindow {
     private struct Entry {
         let key: DedupKey
