@@ -102,4 +102,38 @@ import Testing
             #expect(group["read_count"]?.int64Value == 1)
         }
     }
+
+    @Test func reciprocityWithholdsReadEventsInOneToOneChannelsFromAViewerWithReadReceiptsOff() throws {
+        for reciprocity in [false, true] {
+            var d = FilterDriver([PrivacyFilter(policy: .read, reciprocity: reciprocity)])
+            try d.send(.channelCreated(cid: "messaging:dm", members: ["ann", "bob"]))
+            try d.send(.channelCreated(cid: "messaging:group", members: ["ann", "bob", "cat"]))
+            try d.send(.userUpdated(userID: "ann", deliveryReceipts: nil, readReceipts: false))
+            for cid in ["messaging:dm", "messaging:group"] {
+                try d.send(.messageNew(cid: cid, message: message("m-\(cid.dropFirst(10))", from: "ann")))
+            }
+            let dm = try d.send(.messageRead(cid: "messaging:dm", userID: "bob", messageID: "m-dm", readAt: nil))
+            let group = try d.send(.messageRead(cid: "messaging:group", userID: "bob", messageID: "m-group", readAt: nil))
+            let dmTypes = dm.map { String($0.topic.split(separator: "/").last ?? "") }
+            // bob's own devices always hear of it; ann (receipts off) does not in the one-to-one channel.
+            #expect(dmTypes.contains("notification.mark_read"))
+            #expect(dmTypes.contains("message.read") == !reciprocity)
+            #expect(group.map { String($0.topic.split(separator: "/").last ?? "") }.contains("message.read"))
+            // A third member joining makes it a group: reads show again.
+            try d.send(.memberAdded(cid: "messaging:dm", userID: "cat"))
+            try d.send(.messageNew(cid: "messaging:dm", message: message("m2", from: "ann")))
+            let after = try d.send(.messageRead(cid: "messaging:dm", userID: "bob", messageID: "m2", readAt: nil))
+            #expect(after.map { String($0.topic.split(separator: "/").last ?? "") }.contains("message.read"))
+        }
+    }
+
+    @Test func reciprocityMembershipSurvivesASnapshot() throws {
+        var state = PrivacySettings()
+        state.applyMembership(.channelCreated(cid: "messaging:dm", members: ["ann", "bob"]))
+        state.applyMembership(.memberAdded(cid: "messaging:g", userID: "x"))  // unknown channel: nothing
+        let restored = try PrivacySettings(snapshot: state.snapshot())
+        #expect(restored == state)
+        #expect(restored.otherMember(of: "messaging:dm", than: "ann") == "bob")
+        #expect(restored.members["messaging:g"] == nil)
+    }
 }

@@ -13,6 +13,9 @@ import Logging
 ///   (`{seq, type, reason, policy}`, nothing of the payload);
 /// - replaces a `receipts` reply's result with the view that redacts its
 ///   policy (``ReplyRedaction``);
+/// - with reciprocity (read privacy only), also suppresses a `message.read` in
+///   a channel of exactly two members when the other member has read receipts
+///   off: that member is its only audience (it tracks membership for this);
 /// - passes everything else on unchanged, self-addressed `notification.*` included.
 ///
 /// A filter that is down holds everything back (the events wait in the log):
@@ -49,13 +52,21 @@ public struct PrivacyFilter: Plugin {
         case EventType.userUpdated.rawValue, EventType.channelTypeUpdated.rawValue:
             if let (_, payload) = try event.ingress() { state.apply(payload) }
             output.pass(event)
+        case EventType.channelCreated.rawValue, EventType.memberAdded.rawValue, EventType.memberRemoved.rawValue:
+            if reciprocity, let (_, payload) = try event.ingress() { state.applyMembership(payload) }
+            output.pass(event)
         case policy.eventType.rawValue where !event.subject.hasPrefix("@"):
             let envelope = try event.envelope()
             guard let userID = envelope.data?["user_id"]?.stringValue, let cid = envelope.data?["cid"]?.stringValue else {
                 // Cannot judge it: stop rather than let it through (the supervisor restarts us).
                 throw PluginError("\(policy.name): \(event.type) at SEQ \(event.seq) has no user_id or cid")
             }
-            guard let reason = state.suppression(policy, userID: userID, cid: cid) else {
+            // Reciprocity (WhatsApp's rule): in a one-to-one channel, a reader whose
+            // only audience turned read receipts off does not show reads to them.
+            let reciprocal: SuppressionReason? = reciprocity
+                && state.otherMember(of: cid, than: userID).map({ state.flags(ofUser: $0).contains(policy.flag) }) == true
+                ? .userSetting : nil
+            guard let reason = state.suppression(policy, userID: userID, cid: cid) ?? reciprocal else {
                 output.pass(event)
                 return
             }

@@ -14,6 +14,9 @@ public struct PrivacySettings: PluginState, Equatable {
     public private(set) var channelTypes: [String: ReceiptFlags] = [:]
     /// Suppressions so far, by reason.
     public private(set) var suppressed: [SuppressionReason: UInt64] = [:]
+    /// Channel → current members; kept only by a read filter with reciprocity,
+    /// to know the one-to-one channels (exactly two members).
+    public private(set) var members: [String: Set<String>] = [:]
 
     /// Everything enabled, nothing suppressed.
     public init() {}
@@ -31,6 +34,28 @@ public struct PrivacySettings: PluginState, Equatable {
         default:
             break
         }
+    }
+
+    /// Applies membership (`channel.created`, `member.added`, `member.removed`)
+    /// as the reducer does: a repeated `channel.created` adds whom it names,
+    /// membership changes of unknown channels change nothing.
+    public mutating func applyMembership(_ payload: IngressPayload) {
+        switch payload {
+        case .channelCreated(let cid, let users):
+            members[cid, default: []].formUnion(users)
+        case .memberAdded(let cid, let userID):
+            members[cid]?.insert(userID)
+        case .memberRemoved(let cid, let userID):
+            members[cid]?.remove(userID)
+        default:
+            break
+        }
+    }
+
+    /// In a channel of exactly two members, the member other than `userID`.
+    public func otherMember(of cid: String, than userID: String) -> String? {
+        guard let current = members[cid], current.count == 2, current.contains(userID) else { return nil }
+        return current.first { $0 != userID }
     }
 
     /// The flags of `userID` (empty: everything enabled).
@@ -68,6 +93,13 @@ public struct PrivacySettings: PluginState, Equatable {
         w.key("suppressed"); w.beginObject()
         for reason in SuppressionReason.allCases { w.key(reason.rawValue); w.uint(suppressed[reason] ?? 0) }
         w.endObject()
+        if !members.isEmpty {
+            w.key("members"); w.beginObject()
+            for (cid, users) in members.sorted(by: { $0.key < $1.key }) {
+                w.key(cid); w.beginArray(); for user in users.sorted() { w.string(user) }; w.endArray()
+            }
+            w.endObject()
+        }
         w.endObject()
         return w.bytes
     }
@@ -90,6 +122,12 @@ public struct PrivacySettings: PluginState, Equatable {
                 throw PluginError("privacy snapshot: bad suppression count \(reason)")
             }
             if n > 0 { suppressed[known] = UInt64(n) }
+        }
+        if case .object(let channels)? = root["members"] {
+            for (cid, list) in channels {
+                guard case .array(let users) = list else { throw PluginError("privacy snapshot: bad members of \(cid)") }
+                members[cid] = Set(users.compactMap(\.stringValue))
+            }
         }
     }
 }
