@@ -144,6 +144,34 @@ public final class Socket: @unchecked Sendable {
         }
     }
 
+    /// Receives one multipart message copying only frame `keep`: for readers
+    /// that need one frame of a message (a load generator counting events).
+    ///
+    /// - Returns: The number of frames and frame `keep` (empty if the message
+    ///   is shorter), or `nil` after the receive timeout.
+    public func receive(keepingOnly keep: Int) throws(ZMQError) -> (frames: Int, kept: [UInt8])? {
+        let handle = try live("zmq_msg_recv")
+        var message = zmq_msg_t()
+        zmq_msg_init(&message)
+        defer { zmq_msg_close(&message) }
+        var count = 0
+        var kept: [UInt8] = []
+        while true {
+            let rc = zmq_msg_recv(&message, handle, 0)
+            if rc < 0 {
+                let error = ZMQError.last("zmq_msg_recv")
+                if error.interrupted { continue }
+                if error.wouldBlock && count == 0 { return nil }
+                throw error
+            }
+            if count == keep, let data = zmq_msg_data(&message) {
+                kept = Array(UnsafeRawBufferPointer(start: data, count: zmq_msg_size(&message)))
+            }
+            count += 1
+            if zmq_msg_more(&message) == 0 { return (count, kept) }
+        }
+    }
+
     // MARK: Options
 
     /// Sets an integer socket option.

@@ -102,3 +102,17 @@ import Testing
         #expect(accepted >= 1 && accepted < 100)
     }
 }
+
+@Suite struct KeepingOnlyTests {
+    @Test func receiveKeepingOnlyCountsFramesAndCopiesOne() throws {
+        let context = try Context()
+        let a = try Socket(context: context, type: .pair)
+        let b = try Socket(context: context, type: .pair)
+        try a.bind("inproc://keeping")
+        try b.connect("inproc://keeping")
+        try a.send([[1], [2, 2], [3, 3, 3]])
+        let received = try #require(try b.receive(keepingOnly: 1))
+        #expect(received.frames == 3)
+        #expect(received.kept == [2, 2])
+    }
+}
