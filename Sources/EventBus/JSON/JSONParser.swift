@@ -357,73 +357,16 @@ private struct Parser {
     }
 
     mutating func hex4() throws(JSONError) -> UInt32 {
-        guard index + 4 <= bytes.count else { throw fail("incomplete \\u escape") }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            let byte = bytes[index]
-            let digit: UInt8
-            switch byte {
-            case Byte.zero...Byte.nine: digit = byte - Byte.zero
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw fail("invalid hex digit in \\u escape")
-            }
-            value = value << 4 | UInt32(digit)
-            index += 1
-        }
-        return value
+        try JSONLexing.hex4(bytes, index: &index)
     }
 
     func appendUTF8(_ scalar: UInt32, to buffer: inout [UInt8]) {
-        switch scalar {
-        case 0..<0x80:
-            buffer.append(UInt8(scalar))
-        case 0x80..<0x800:
-            buffer.append(UInt8(0xC0 | scalar >> 6))
-            buffer.append(UInt8(0x80 | scalar & 0x3F))
-        case 0x800..<0x10000:
-            buffer.append(UInt8(0xE0 | scalar >> 12))
-            buffer.append(UInt8(0x80 | scalar >> 6 & 0x3F))
-            buffer.append(UInt8(0x80 | scalar & 0x3F))
-        default:
-            buffer.append(UInt8(0xF0 | scalar >> 18))
-            buffer.append(UInt8(0x80 | scalar >> 12 & 0x3F))
-            buffer.append(UInt8(0x80 | scalar >> 6 & 0x3F))
-            buffer.append(UInt8(0x80 | scalar & 0x3F))
-        }
+        JSONLexing.appendUTF8(scalar, to: &buffer)
     }
 
     /// The length of the well-formed UTF-8 sequence whose lead byte (≥ 0x80)
     /// is at `offset` (RFC 3629, Table 3-7 of the Unicode standard).
     func utf8SequenceLength(at offset: Int) throws(JSONError) -> Int {
-        let lead = bytes[offset]
-        let length: Int
-        var low: UInt8 = 0x80
-        var high: UInt8 = 0xBF
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; low = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; high = 0x9F
-        case 0xF0: length = 4; low = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; high = 0x8F
-        default: throw fail("invalid UTF-8 lead byte 0x\(String(lead, radix: 16, uppercase: true))", at: offset)
-        }
-        guard offset + length <= bytes.count else {
-            throw fail("truncated UTF-8 sequence", at: offset)
-        }
-        let second = bytes[offset + 1]
-        guard second >= low && second <= high else {
-            throw fail("invalid UTF-8 continuation byte", at: offset + 1)
-        }
-        var next = offset + 2
-        while next < offset + length {
-            guard bytes[next] & 0xC0 == 0x80 else {
-                throw fail("invalid UTF-8 continuation byte", at: next)
-            }
-            next += 1
-        }
-        return length
+        try JSONLexing.utf8SequenceLength(bytes, at: offset)
     }
 }
