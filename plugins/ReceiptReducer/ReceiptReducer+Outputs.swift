@@ -45,31 +45,31 @@ extension ReceiptReducer {
 
     /// `message.delivered` to the channel.
     func deliveredEvent(_ ci: Int, _ slot: Int32) -> ReducerOutput {
-        let channel = channels[ci]
-        let record = channel.members[Int(slot)]
-        var writer = JSONWriter(capacity: 160)
-        writer.beginObject()
-        writer.key("cid"); writer.string(channel.cid)
-        writer.key("user_id"); writer.string(users[Int(record.user)])
-        writer.key("last_delivered_message_id"); writeOptional(&writer, channel.messageID(at: record.deliveredPosition))
-        writer.key("last_delivered_at"); writeOptional(&writer, times.decode(record.deliveredTime))
-        writer.endObject()
-        return ReducerOutput(
-            stage: "out", type: EventType.messageDelivered.wireName, subject: channel.cid, data: writer.bytes)
+        let record = channels[ci].members[Int(slot)]
+        return watermarkEvent(ci, record, type: .messageDelivered, idKey: "last_delivered_message_id",
+                              timeKey: "last_delivered_at", position: record.deliveredPosition, time: record.deliveredTime)
     }
 
     /// `message.read` to the channel.
     func readEvent(_ ci: Int, _ slot: Int32) -> ReducerOutput {
+        let record = channels[ci].members[Int(slot)]
+        return watermarkEvent(ci, record, type: .messageRead, idKey: "last_read_message_id",
+                              timeKey: "last_read", position: record.readPosition, time: record.readTime)
+    }
+
+    /// A watermark event to the channel: `cid`, `user_id`, the watermark's message id and time.
+    private func watermarkEvent(
+        _ ci: Int, _ record: MemberState, type: EventType, idKey: String, timeKey: String, position: Int32, time: Int64
+    ) -> ReducerOutput {
         let channel = channels[ci]
-        let record = channel.members[Int(slot)]
         var writer = JSONWriter(capacity: 160)
         writer.beginObject()
         writer.key("cid"); writer.string(channel.cid)
         writer.key("user_id"); writer.string(users[Int(record.user)])
-        writer.key("last_read_message_id"); writeOptional(&writer, channel.messageID(at: record.readPosition))
-        writer.key("last_read"); writeOptional(&writer, times.decode(record.readTime))
+        writer.key(idKey); writeOptional(&writer, channel.messageID(at: position))
+        writer.key(timeKey); writeOptional(&writer, times.decode(time))
         writer.endObject()
-        return ReducerOutput(stage: "out", type: EventType.messageRead.wireName, subject: channel.cid, data: writer.bytes)
+        return ReducerOutput(stage: "out", type: type.wireName, subject: channel.cid, data: writer.bytes)
     }
 
     /// `notification.mark_read` to the reader's own devices (`@<user_id>`).
