@@ -113,6 +113,15 @@ import Testing
         #expect(stats["dedup_hits"] as? Int == 2)
     }
 
+    @Test func aRefusedBatchCountsNoDedupHits() throws {
+        let bus = try TestBroker(); defer { bus.stop() }
+        let peer = try bus.peer()
+        #expect(try peer.call("PUB", [Array("in".utf8), Events.read(id: "a")]).values == ["1"])
+        let bad = Events.make(type: "message.read", subject: "messaging:general", data: #"{"cid":"messaging:general"}"#)
+        #expect(try peer.call("PUB", [Array("in".utf8), Events.read(id: "a"), bad]).code == "bad_event")
+        #expect(try peer.call("STATS").json["dedup_hits"] as? Int == 0)
+    }
+
     @Test func sameIdentityOnAnotherStageIsANewEntry() throws {
         let bus = try TestBroker(); defer { bus.stop() }
         let peer = try bus.peer()

@@ -33,6 +33,13 @@ import Testing
         #expect(try peer.call("REQ", ["weather", #"{"method":"today"}"#]).code == "timeout")
     }
 
+    @Test func helloWithOneBadServiceNameDeclaresNone() throws {
+        let bus = try TestBroker { $0.requestTimeoutMilliseconds = 100 }; defer { bus.stop() }
+        let peer = try bus.peer()
+        #expect(try peer.call("HELLO", [#"{"name":"w","services":["weather","Bad Name"]}"#]).code == "bad_args")
+        #expect(try peer.call("REQ", ["weather", #"{"method":"today"}"#]).code == "unknown_service")
+    }
+
     /// Plays the plugin: consumes `in/`, answers the query with a `reply` on `out`.
     private func answerNextQuery(_ plugin: RawPeer, data: String) throws -> [String: Any] {
         var query: [String: Any] = [:]
