@@ -120,7 +120,7 @@ extension BrokerCore {
             }
             consumer.nextSeq = seq + 1
             guard let record = record(seq), consumer.matches(record.topic),
-                  record.stage != "out" || Self.isStreamable(type: record.type) else { continue }
+                  !record.topic.starts(with: Self.outPrefix) || Self.isStreamable(type: record.type) else { continue }
             let frames = [WireProtocol.signature, Verb.evt.bytes, name, Array(String(seq).utf8), record.topic, record.event]
             do {
                 guard try router.send(peer, frames, dontWait: true) else {
@@ -144,6 +144,9 @@ extension BrokerCore {
         }
         return best
     }
+
+    /// The topic prefix of stage `out`, compared as bytes on the delivery path.
+    static let outPrefix = Array("\(Stage.out)/".utf8)
 
     /// A committed record, from the cache or the log.
     func record(_ seq: UInt64) -> RoutedRecord? {
