@@ -87,6 +87,17 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "EventBusFuzzing",
+            dependencies: ["EventBus", "EventBusBroker"],
+            swiftSettings: strict
+        ),
+        .target(name: "CLibFuzzer"),
+        .executableTarget(
+            name: "eventbus-fuzz",
+            dependencies: ["CLibFuzzer", "EventBusFuzzing"],
+            swiftSettings: strict
+        ),
         .target(name: "ReceiptReducer", dependencies: ["EventBus"], path: "plugins/ReceiptReducer", swiftSettings: strict),
         .executableTarget(
             name: "receipt-reducer",
@@ -137,7 +148,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: strict),
-        .testTarget(name: "EventBusTests", dependencies: ["EventBus"], swiftSettings: strict),
+        .testTarget(name: "EventBusTests", dependencies: ["EventBus", "EventBusFuzzing"], swiftSettings: strict),
         .testTarget(
             name: "EventBusBrokerTests",
             dependencies: ["EventBusBroker", "EventBus", "ZeroMQ"],

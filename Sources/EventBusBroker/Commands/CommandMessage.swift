@@ -4,21 +4,21 @@ import EventBus
 ///
 /// Frame numbers in error messages count as the client sends them: frame 0 is
 /// the signature, frame 1 the verb, frame 2 CORR, frame 3 the first argument.
-struct CommandMessage {
+package struct CommandMessage {
     /// The ROUTER routing id of the peer that sent it.
-    let peer: [UInt8]
-    let verb: Verb
-    let correlation: [UInt8]
-    let arguments: ArraySlice<[UInt8]>
+    package let peer: [UInt8]
+    package let verb: Verb
+    package let correlation: [UInt8]
+    package let arguments: ArraySlice<[UInt8]>
 
     /// The verbs a peer may send.
-    static let requestVerbs: Set<Verb> = [.hello, .ping, .pub, .consume, .ack, .cancel, .req, .stats]
+    package static let requestVerbs: Set<Verb> = [.hello, .ping, .pub, .consume, .ack, .cancel, .req, .stats]
 
     /// Splits `frames` (routing id first, as the ROUTER delivers them).
     ///
     /// - Throws: A fault carrying the CORR to answer with (empty when the
     ///   message is too broken to have one).
-    static func parse(_ frames: [[UInt8]]) throws(CommandFault) -> CommandMessage {
+    package static func parse(_ frames: [[UInt8]]) throws(CommandFault) -> CommandMessage {
         guard let peer = frames.first else {
             throw CommandFault(correlation: [], BusError(.badFrame, "empty message"))
         }
@@ -45,10 +45,10 @@ struct CommandMessage {
 }
 
 /// A request refused before or while it was handled: what to answer, and to whom.
-struct CommandFault: Error {
-    var peer: [UInt8]
-    var correlation: [UInt8]
-    var error: BusError
+package struct CommandFault: Error {
+    package var peer: [UInt8]
+    package var correlation: [UInt8]
+    package var error: BusError
 
     init(peer: [UInt8] = [], correlation: [UInt8], _ error: BusError) {
         self.peer = peer
