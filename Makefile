@@ -31,7 +31,7 @@ test-python:
 # Its own scratch path: the sanitizer build does not disturb .build/debug.
 FUZZ_SECONDS ?= 300
 FUZZ_SCRATCH ?= .build-fuzz
-FUZZ_FLAGS = -c debug --scratch-path $(FUZZ_SCRATCH) -Xswiftc -sanitize=fuzzer,address -Xcc -DEVENTBUS_LIBFUZZER
+FUZZ_FLAGS = -c debug --scratch-path $(FUZZ_SCRATCH) -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld -Xcc -DEVENTBUS_LIBFUZZER
 
 fuzz-build:
 	@scripts/ensure-deps.sh

@@ -167,7 +167,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["EventBus", "EventBusBroker", "EventBusSupervisor", "ReceiptReducer", "ZeroMQ"],
+            dependencies: ["EventBus", "EventBusBroker", "EventBusFuzzing", "EventBusSupervisor", "ReceiptReducer", "ZeroMQ"],
             swiftSettings: strict
         ),
     ]

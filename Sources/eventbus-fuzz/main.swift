@@ -8,20 +8,24 @@ import Foundation
 // the seeded mutation harness: `eventbus-fuzz [--seconds N] [--seed N] CORPUS_DIR`.
 // Either way an input that breaks an invariant of FuzzTarget stops it.
 
+/// libFuzzer's entry point: one input. Whether libFuzzer's own `main` or the
+/// driver call below starts the run depends on the linker; both end here.
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let input = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    do {
+        try FuzzTarget.check(input)
+    } catch {
+        FileHandle.standardError.write(Data("eventbus-fuzz: \(error)\n".utf8))
+        abort()  // libFuzzer saves the input as crash-<sha1>
+    }
+    return 0
+}
+
 if eventbus_libfuzzer_available() != 0 {
     var argc = CommandLine.argc
     var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-    let status = eventbus_libfuzzer_run(&argc, &argv) { data, size in
-        let input = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
-        do {
-            try FuzzTarget.check(input)
-        } catch {
-            FileHandle.standardError.write(Data("eventbus-fuzz: \(error)\n".utf8))
-            abort()  // libFuzzer saves the input as crash-<sha1>
-        }
-        return 0
-    }
-    exit(status)
+    exit(eventbus_libfuzzer_run(&argc, &argv) { data, size in fuzzOneInput(data, size) })
 }
 
 var seconds = 60.0
