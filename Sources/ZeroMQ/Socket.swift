@@ -229,6 +229,9 @@ public final class Socket: @unchecked Sendable {
     public func setRouterMandatory(_ on: Bool) throws(ZMQError) { try setOption(ZMQ_ROUTER_MANDATORY, on ? 1 : 0) }
     /// XPUB: pass every subscription message up, duplicates included.
     public func setXPubVerbose(_ on: Bool) throws(ZMQError) { try setOption(ZMQ_XPUB_VERBOSE, on ? 1 : 0) }
+    /// XPUB: make a send fail with `EAGAIN` when a matching subscriber's queue is full, instead of
+    /// dropping the message for that subscriber silently.
+    public func setXPubNoDrop(_ on: Bool) throws(ZMQError) { try setOption(ZMQ_XPUB_NODROP, on ? 1 : 0) }
     /// Queue messages only to completed connections.
     public func setImmediate(_ on: Bool) throws(ZMQError) { try setOption(ZMQ_IMMEDIATE, on ? 1 : 0) }
     /// Reconnect interval in milliseconds.

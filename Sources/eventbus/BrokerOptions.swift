@@ -44,6 +44,9 @@ struct BrokerOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Memory for the newest events, served to consumers without a log read (default 64).", valueName: "MB"))
     var cacheMb: Int?
 
+    @Option(help: ArgumentHelp("Messages queued per stream subscriber before it misses events (default 100000).", valueName: "N"))
+    var streamHwm: Int32?
+
     @Option(help: "Log level on stderr (trace, debug, info, notice, warning, error, critical).")
     var logLevel: Logger.Level = .info
 
@@ -52,6 +55,7 @@ struct BrokerOptions: ParsableArguments {
         if let segmentBytes, segmentBytes <= 0 { throw ValidationError("--segment-bytes must be positive") }
         if let retentionAge, retentionAge <= 0 { throw ValidationError("--retention-age must be positive") }
         if let cacheMb, cacheMb <= 0 { throw ValidationError("--cache-mb must be positive") }
+        if let streamHwm, streamHwm <= 0 { throw ValidationError("--stream-hwm must be positive") }
         if maxEventBytes <= 0 { throw ValidationError("--max-event-bytes must be positive") }
         if requestTimeoutMs <= 0 { throw ValidationError("--request-timeout-ms must be positive") }
         if let pipeline {
@@ -76,6 +80,7 @@ struct BrokerOptions: ParsableArguments {
         config.maxEventBytes = maxEventBytes
         config.requestTimeoutMilliseconds = requestTimeoutMs
         if let cacheMb { config.cacheBytes = cacheMb * 1024 * 1024 }
+        if let streamHwm { config.streamHighWaterMark = streamHwm }
         return config
     }
 }

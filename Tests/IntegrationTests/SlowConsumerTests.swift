@@ -65,4 +65,82 @@ import ZeroMQ
         }
         #expect(next == 60_001)
     }
+
+    static func stats(_ socket: Socket) throws -> [String: Any] {
+        try socket.send([Array("EB1".utf8), Array("STATS".utf8), Array("s".utf8)])
+        let reply = try #require(try socket.receive())
+        return try #require(try JSONSerialization.jsonObject(with: Data(reply.last ?? [])) as? [String: Any])
+    }
+
+    static func outEvent(_ n: Int, padding: String) -> [UInt8] {
+        Array(#"{"specversion":"1.0","id":"o\#(n)","source":"/slow-test","type":"test.tick","subject":"messaging:general","data":{"pad":"\#(padding)"}}"#.utf8)
+    }
+
+    /// A stream subscriber that never reads fills its queue up to the high-water mark and then
+    /// misses events: it alone, not the broker's memory and not the other subscribers; STATS counts it.
+    @Test func aSubscriberThatNeverReadsMissesEventsAloneWithBrokerMemoryBoundedAndCounted() throws {
+        let context = try Context()
+        let broker = try BrokerProcess(arguments: ["--stream-hwm", "1000", "--cache-mb", "8", "--log-level", "warning"])
+        try broker.start(context: context)
+        defer { broker.terminate() }
+        let pid = try #require(broker.process?.processIdentifier)
+
+        let stuck = try Socket(context: context, type: .sub)
+        defer { stuck.close() }
+        try stuck.setLinger(0)
+        try stuck.setReceiveHighWaterMark(100)
+        try stuck.connect(broker.streamEndpoint)
+        try stuck.subscribe(Array("out/".utf8))
+        let reader = try Socket(context: context, type: .sub)
+        defer { reader.close() }
+        try reader.setLinger(0)
+        try reader.setReceiveHighWaterMark(0)
+        try reader.setReceiveTimeout(10_000)
+        try reader.connect(broker.streamEndpoint)
+        try reader.subscribe(Array("out".utf8))
+
+        let publisher = try Socket(context: context, type: .dealer)
+        defer { publisher.close() }
+        try publisher.setLinger(0)
+        try publisher.setReceiveTimeout(30_000)
+        try publisher.connect(broker.commandEndpoint)
+        let subscribed = Date().addingTimeInterval(10)
+        while try Self.stats(publisher)["stream_subscriptions"] as? Int != 2 && Date() < subscribed {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(try Self.stats(publisher)["stream_overflows"] as? Int == 0)
+
+        let padding = String(repeating: "x", count: 2_000)
+        var received: [UInt64] = []
+        func read(dontWait: Bool) throws -> Bool {
+            guard let frames = try reader.receive(dontWait: dontWait) else { return false }
+            if frames.count == 3, frames[1].count == 8 {
+                received.append(frames[1].reduce(0) { $0 << 8 | UInt64($1) })
+            }
+            return true
+        }
+        func publish(_ range: Range<Int>) throws {
+            for start in stride(from: range.lowerBound, to: range.upperBound, by: 500) {
+                let events = (start..<min(range.upperBound, start + 500)).map { Self.outEvent($0, padding: padding) }
+                try publisher.send([Array("EB1".utf8), Array("PUB".utf8), Array("p".utf8), Array("out".utf8)] + events)
+                let reply = try #require(try publisher.receive())
+                #expect(reply[1] == Array("OK".utf8))
+                while try read(dontWait: true) {}
+            }
+        }
+        try publish(0..<5_000)
+        let baseline = Self.residentBytes(of: pid)
+        try publish(5_000..<45_000)  // 40,000 more events: about 80 MB
+        let after = Self.residentBytes(of: pid)
+        #expect(after - baseline < 32 * 1024 * 1024,
+                "broker memory grew \((after - baseline) / 1_048_576) MB while a subscriber did not read 80 MB")
+
+        // The subscriber that reads got every event, in order: the stuck one held nobody back.
+        while received.count < 45_000, try read(dontWait: false) {}
+        #expect(received.count == 45_000)
+        #expect(received == Array(1...45_000))
+        let overflows = try Self.stats(publisher)["stream_overflows"] as? Int ?? 0
+        #expect(overflows >= 1, "the stuck subscriber's overflow is counted in STATS")
+        #expect(overflows < 45_000)
+    }
 }

@@ -132,6 +132,7 @@ extension BrokerCore {
         w.key("pending_requests"); w.int(requests.count)
         w.key("stream_subscriptions"); w.int(statistics.streamSubscriptions)
         w.key("dropped_replies"); w.int(statistics.droppedReplies)
+        w.key("stream_overflows"); w.int(statistics.streamOverflows)
         w.key("log"); w.beginObject()
         w.key("bytes"); w.uint(log.totalBytes)
         w.key("segments"); w.int(log.segmentCount)

@@ -105,6 +105,27 @@ extension BrokerCore {
         unconfirmed.append(PendingConfirm(peer: message.peer, correlation: message.correlation, seqs: seqs))
     }
 
+    /// Sends an event to the stream's subscribers without ever waiting for one.
+    ///
+    /// The XPUB is in no-drop mode, so the send fails when a matching
+    /// subscriber's queue (`streamHighWaterMark`) is full, where libzmq would
+    /// otherwise drop it for that subscriber silently. Then the overflow is
+    /// counted and the event goes out once more in drop mode: every subscriber
+    /// with room gets it, the full one misses it and libzmq skips it until it
+    /// has read its queue down. A slow subscriber thus never holds back the
+    /// others nor grows the broker's memory, and STATS shows that it fell behind.
+    func publishToStream(_ frames: [[UInt8]]) {
+        do {
+            if try stream.send(frames, dontWait: true) { return }
+            statistics.streamOverflows += 1
+            try stream.setXPubNoDrop(false)
+            defer { try? stream.setXPubNoDrop(true) }
+            _ = try stream.send(frames, dontWait: true)
+        } catch {
+            logger.warning("stream send failed", metadata: ["error.type": "\(error)"])
+        }
+    }
+
     /// `frame` with `"time":"…",` inserted as its first member (it is a valid JSON object).
     static func stamping(_ frame: [UInt8], time: String) -> [UInt8] {
         guard let brace = frame.firstIndex(of: UInt8(ascii: "{")) else { return frame }

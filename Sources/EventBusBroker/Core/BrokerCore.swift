@@ -88,6 +88,7 @@ final class BrokerCore {
         try router.setReceiveHighWaterMark(0)
         try router.setLinger(0)
         try stream.setSendHighWaterMark(config.streamHighWaterMark)
+        try stream.setXPubNoDrop(true)  // so that a full subscriber is seen: see publishToStream
         try stream.setLinger(0)
         try router.bind(config.commandEndpoint)
         try stream.bind(config.streamEndpoint)
@@ -247,7 +248,7 @@ final class BrokerCore {
         guard Self.isStreamable(type: type) else { return }
         var seq = record.seq.bigEndian
         let seqBytes = withUnsafeBytes(of: &seq) { Array($0) }
-        _ = try? stream.send([record.topic, seqBytes, record.event], dontWait: true)
+        publishToStream([record.topic, seqBytes, record.event])
     }
 
     /// Whether events of `type` may leave the broker on the stream or to `out` consumers.

@@ -14,4 +14,7 @@ struct BrokerStatistics {
     var streamSubscriptions = 0
     /// Replies or deliveries that could not be queued to a peer.
     var droppedReplies = 0
+    /// Times a stream subscriber's queue was full: it missed that event and, until it read its queue
+    /// down to the low-water mark, the ones after it (see `publishToStream`).
+    var streamOverflows = 0
 }
