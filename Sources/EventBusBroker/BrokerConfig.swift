@@ -34,6 +34,13 @@ public struct BrokerConfig: Sendable {
     public var dedupMaximumIDs = 4_000_000
     /// Messages queued per stream subscriber before the newest are dropped.
     public var streamHighWaterMark: Int32 = 100_000
+    /// Messages queued to one command peer that does not read them before the next replies are
+    /// dropped (counted as `dropped_replies`; deliveries wait instead), and messages queued from one
+    /// peer before the broker stops reading its connection.
+    public var peerHighWaterMark: Int32 = 100_000
+    /// The largest frame the command socket takes; a peer that sends a larger one is disconnected
+    /// (twice the 4 MiB batch limit, so that a frame over the limit still gets `too_large`).
+    public var maxFrameBytes: Int64 = 8 * 1024 * 1024
     /// Memory for the newest events, served to consumers without a log read.
     public var cacheBytes = 64 * 1024 * 1024
 

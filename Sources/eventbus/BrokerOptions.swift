@@ -47,6 +47,9 @@ struct BrokerOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Messages queued per stream subscriber before it misses events (default 100000).", valueName: "N"))
     var streamHwm: Int32?
 
+    @Option(help: ArgumentHelp("Messages queued to or from one command peer before its replies are dropped or its input waits (default 100000).", valueName: "N"))
+    var peerHwm: Int32?
+
     @Option(help: "Log level on stderr (trace, debug, info, notice, warning, error, critical).")
     var logLevel: Logger.Level = .info
 
@@ -56,6 +59,7 @@ struct BrokerOptions: ParsableArguments {
         if let retentionAge, retentionAge <= 0 { throw ValidationError("--retention-age must be positive") }
         if let cacheMb, cacheMb <= 0 { throw ValidationError("--cache-mb must be positive") }
         if let streamHwm, streamHwm <= 0 { throw ValidationError("--stream-hwm must be positive") }
+        if let peerHwm, peerHwm <= 0 { throw ValidationError("--peer-hwm must be positive") }
         if maxEventBytes <= 0 { throw ValidationError("--max-event-bytes must be positive") }
         if requestTimeoutMs <= 0 { throw ValidationError("--request-timeout-ms must be positive") }
         if let pipeline {
@@ -81,6 +85,7 @@ struct BrokerOptions: ParsableArguments {
         config.requestTimeoutMilliseconds = requestTimeoutMs
         if let cacheMb { config.cacheBytes = cacheMb * 1024 * 1024 }
         if let streamHwm { config.streamHighWaterMark = streamHwm }
+        if let peerHwm { config.peerHighWaterMark = peerHwm }
         return config
     }
 }

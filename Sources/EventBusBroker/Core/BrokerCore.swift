@@ -84,8 +84,9 @@ final class BrokerCore {
         router = try Socket(context: context, type: .router)
         stream = try Socket(context: context, type: .xpub)
         try router.setRouterMandatory(true)
-        try router.setSendHighWaterMark(0)
-        try router.setReceiveHighWaterMark(0)
+        try router.setSendHighWaterMark(config.peerHighWaterMark)
+        try router.setReceiveHighWaterMark(config.peerHighWaterMark)
+        try router.setMaxMessageSize(config.maxFrameBytes)
         try router.setLinger(0)
         try stream.setSendHighWaterMark(config.streamHighWaterMark)
         try stream.setXPubNoDrop(true)  // so that a full subscriber is seen: see publishToStream
