@@ -31,6 +31,7 @@ test-python:
 # Its own scratch path: the sanitizer build does not disturb .build/debug.
 FUZZ_SECONDS ?= 300
 FUZZ_SCRATCH ?= .build-fuzz
+FUZZ_ARGS ?=
 FUZZ_FLAGS = -c debug --scratch-path $(FUZZ_SCRATCH) -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld -Xcc -DEVENTBUS_LIBFUZZER
 
 fuzz-build:
@@ -40,7 +41,7 @@ fuzz-build:
 fuzz: fuzz-build
 	mkdir -p $(FUZZ_SCRATCH)/corpus $(FUZZ_SCRATCH)/artifacts
 	$(FUZZ_SCRATCH)/debug/eventbus-fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
-		-artifact_prefix=$(FUZZ_SCRATCH)/artifacts/ $(FUZZ_SCRATCH)/corpus Tests/Fuzz/corpus
+		-artifact_prefix=$(FUZZ_SCRATCH)/artifacts/ $(FUZZ_ARGS) $(FUZZ_SCRATCH)/corpus Tests/Fuzz/corpus
 
 bench: release
 	@Benchmarks/run.sh
