@@ -125,7 +125,8 @@ import ZeroMQ
                 try publisher.send([Array("EB1".utf8), Array("PUB".utf8), Array("p".utf8), Array("out".utf8)] + events)
                 let reply = try #require(try publisher.receive())
                 #expect(reply[1] == Array("OK".utf8))
-                while try read(dontWait: true) {}
+                // The reader keeps up: it has this batch before the next one is sent.
+                while received.count < start + events.count, try read(dontWait: false) {}
             }
         }
         try publish(0..<5_000)
