@@ -62,8 +62,8 @@ private struct DemoChat {
         Output.line("then what the receipts service answers (unread badges, \"read by\").")
 
         try await step(1, "alice creates the channel with alice, bob and carol", expect: 0,
-                       "channel.created", data: #"{"cid":"\#(cid)","members":["\#(id("alice"))","\#(id("bob"))","\#(id("carol"))"]}"#, inbox)
-        Output.line("   (membership events stay inside the pipeline: nobody receives one)")
+                       "channel.created", data: #"{"cid":"\#(cid)","members":["\#(id("alice"))","\#(id("bob"))","\#(id("carol"))"]}"#,
+                       note: "membership events stay inside the pipeline: nobody receives one", inbox)
         try await step(2, #"alice posts m1 "Lunch at noon?""#, expect: 1, "message.new", data: message("m1", "alice", "Lunch at noon?"), inbox)
         try await step(3, #"alice posts m2 "Pizza or sushi?""#, expect: 1, "message.new", data: message("m2", "alice", "Pizza or sushi?"), inbox)
         try await step(4, "bob's phone receives m1 and m2", expect: 1, "message.delivered", data: ack("bob", "m2"), inbox)
@@ -75,8 +75,8 @@ private struct DemoChat {
         try await readBy("m2")
         try await step(9, "carol turns her read receipts off", expect: 0, "user.updated",
                        subject: "@\(id("carol"))",
-                       data: #"{"user":{"id":"\#(id("carol"))","privacy_settings":{"read_receipts":{"enabled":false}}}}"#, inbox)
-        Output.line("   (settings stay inside the pipeline: the privacy filters apply them to what follows)")
+                       data: #"{"user":{"id":"\#(id("carol"))","privacy_settings":{"read_receipts":{"enabled":false}}}}"#,
+                       note: "settings stay inside the pipeline: the privacy filters apply them to what follows", inbox)
         try await step(10, "carol reads m2", expect: 1, "message.read", data: ack("carol", "m2"), inbox)
         try await readBy("m2")
         try await readBy("m2", viewer: "carol")
@@ -92,13 +92,17 @@ private struct DemoChat {
     // MARK: Steps
 
     /// Publishes one ingress event, then prints the out events it caused and the badges.
-    func step(_ number: Int, _ title: String, expect: Int, _ type: String, subject: String? = nil, data: String, _ inbox: DemoInbox) async throws {
+    func step(
+        _ number: Int, _ title: String, expect: Int, _ type: String, subject: String? = nil, data: String,
+        note: String? = nil, _ inbox: DemoInbox
+    ) async throws {
         Output.line("")
         Output.line("\(number). \(title)")
         let event = CloudEventEnvelope(
             id: "demo-\(run)-\(number)", source: "/eventbus-demo", type: type, subject: subject ?? cid, data: data, time: Date())
         let seq = try await bus.publish(Array(event.json.utf8), stage: "in")
         Output.line("   published \(type) to in, SEQ \(seq)")
+        if let note { Output.line("   (\(note))") }
         // A query travels the log behind the event: when it is answered, the event's outputs are on `out`.
         let badges = try await unreadBadges()
         let deliveries = await inbox.take(count: expect, within: stepTimeout)
