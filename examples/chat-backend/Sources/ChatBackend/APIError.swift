@@ -39,7 +39,9 @@ public struct APIError: HTTPResponseError, Sendable {
         case .badEvent, .unknownType, .tooLarge:
             return APIError(.unprocessableContent, field: fieldName(in: error.message) ?? "event", error.description)
         case .badRequest:
-            return APIError(.badRequest, field: fieldName(in: error.message), error.description)
+            // A query param is the request's query parameter of the same name.
+            let field = fieldName(in: error.message).map { $0.hasPrefix("params.") ? String($0.dropFirst(7)) : $0 }
+            return APIError(.badRequest, field: field, error.description)
         case .notFound:
             return APIError(.notFound, error.description)
         default:
