@@ -110,6 +110,10 @@ import Testing
         #expect(try await api.call("GET", "/health").json?["bus"]?.stringValue == "up")
         let unknown = try await api.call("GET", channel + "/messages/nope/receipts?viewer=alice")
         #expect(unknown.status == 404)
+        // A param the receipts service refuses is a 400 naming the request's parameter.
+        let tooLarge = try await api.call("GET", channel + "/state?viewer=alice&page_size=5000")
+        #expect(tooLarge.status == 400)
+        #expect(tooLarge.errorField == "page_size", "\(String(describing: tooLarge.json))")
     }
 
     @Test func anIdempotencyKeyRetryPublishesOnce() async throws {
