@@ -30,7 +30,7 @@ extension ChatBackend {
             // 1. Store the message. A retry finds the stored one, with its first created_at.
             let message = await store.insert(
                 StoredMessage(
-                    id: messageID, userID: userID, createdAt: IngressEvent<Ack>.timestamp(), text: body.text,
+                    id: messageID, userID: userID, createdAt: Date().busTimestamp, text: body.text,
                     type: body.type, silent: body.silent),
                 cid: cid)
             // 2. Publish message.new and wait for the confirm; 3. answer.

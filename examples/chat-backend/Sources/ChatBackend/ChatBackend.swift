@@ -75,7 +75,7 @@ public struct ChatBackend: Sendable {
     ///   - id: The event id: derived from the caller's idempotency key or own ids, so a retry is deduplicated.
     /// - Returns: The confirmed SEQ.
     func publish(type: String, subject: String, data: some Encodable & Sendable, id: String) async throws(APIError) -> UInt64 {
-        let event = IngressEvent(id: id, source: source, type: type, subject: subject, time: IngressEvent<Ack>.timestamp(), data: data)
+        let event = IngressEvent(id: id, source: source, type: type, subject: subject, time: Date().busTimestamp, data: data)
         let bytes: [UInt8]
         do {
             bytes = try event.json()

@@ -16,10 +16,12 @@ struct IngressEvent<Payload: Encodable & Sendable>: Encodable, Sendable {
     func json() throws -> [UInt8] {
         Array(try JSONResponse.encoder.encode(self))
     }
+}
 
-    /// `date` as the bus writes times: RFC 3339 UTC with exactly three fraction digits.
-    static func timestamp(_ date: Date = Date()) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+extension Date {
+    /// The date as the bus writes times: RFC 3339 UTC with exactly three fraction digits and `Z`.
+    var busTimestamp: String {
+        formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 }
 
