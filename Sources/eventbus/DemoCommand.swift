@@ -12,7 +12,8 @@ struct DemoCommand: AsyncParsableCommand {
             (ids unique to the run, so it can be run again), publishes messages, deliveries, reads, \
             a mark-unread and a privacy change to stage in, and after each step prints the out \
             events each user receives and the unread badges and "read by" lists the receipts \
-            service answers.
+            service answers. It reads out as the durable consumer demo-<run id>, which stays \
+            listed (disconnected) in `eventbus stats` afterwards.
             """)
 
     @OptionGroup var client: ClientOptions

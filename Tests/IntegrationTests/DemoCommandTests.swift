@@ -1,9 +1,34 @@
 import Foundation
 import Testing
 
-/// `eventbus demo` against a bus like `eventbus up`'s (broker, reducer, both privacy
-/// filters): the printed steps show what each user sees, and a second run works too.
+/// `eventbus demo` against `eventbus up` (broker, reducer, both privacy filters): the
+/// printed steps show what each user sees, and a second run against the same bus works too.
 @Suite struct DemoCommandTests {
+    /// `eventbus up` with its default pipeline on ipc endpoints in a fresh directory, once it logged `eventbus ready`.
+    static func up() throws -> (process: Process, directory: URL, endpoint: String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-demo-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let endpoint = "ipc://\(directory.path)/command.sock"
+        let log = directory.appendingPathComponent("up.stderr")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BrokerProcess.binary)
+        process.arguments = ["up", "--data-dir", directory.appendingPathComponent("data").path, "--command", endpoint,
+                             "--stream", "ipc://\(directory.path)/stream.sock"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: log)
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            if text.contains("eventbus ready") { return (process, directory, endpoint) }
+            guard process.isRunning else { throw ProcessError("eventbus up exited: \(text)") }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        process.terminate()
+        throw ProcessError("eventbus up not ready within 30 s")
+    }
+
     static func demo(_ endpoint: String) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: BrokerProcess.binary)
@@ -27,10 +52,14 @@ import Testing
     }
 
     @Test func theDemoPrintsWhatEachUserSeesAndHidesCarolsReadAfterHerPrivacyChange() throws {
-        let pipeline = try ChatBackendTests.pipeline()
-        defer { pipeline.stop() }
+        let bus = try Self.up()
+        defer {
+            bus.process.terminate()
+            bus.process.waitUntilExit()
+            try? FileManager.default.removeItem(at: bus.directory)
+        }
         for run in 1...2 {
-            let (status, output) = try Self.demo(pipeline.supervisor.commandEndpoint)
+            let (status, output) = try Self.demo(bus.endpoint)
             #expect(status == 0, "run \(run): \(output)")
             // Everyone in the channel sees alice's messages; badges count them.
             #expect(Self.step(2, in: output).contains(#"   alice, bob, carol see: message.new m1 from alice: "Lunch at noon?""#), "\(output)")
