@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -135,6 +136,28 @@ let package = Package(
             path: "examples/plugins/counter",
             swiftSettings: strict
         ),
+        .target(
+            name: "ChatBackend",
+            dependencies: [
+                "EventBus",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "examples/chat-backend/Sources/ChatBackend",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "chat-backend",
+            dependencies: [
+                "ChatBackend",
+                "EventBus",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "examples/chat-backend/Sources/chat-backend",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "eventbus-reducer-bench",
             dependencies: ["EventBus", "ReceiptReducer"],
@@ -167,7 +190,10 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["EventBus", "EventBusBroker", "EventBusFuzzing", "EventBusSupervisor", "ReceiptReducer", "ZeroMQ"],
+            dependencies: [
+                "EventBus", "EventBusBroker", "EventBusFuzzing", "EventBusSupervisor", "ReceiptReducer", "ZeroMQ", "ChatBackend",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
             swiftSettings: strict
         ),
     ]
