@@ -14,4 +14,6 @@ struct BrokerStatistics {
     var streamSubscriptions = 0
     /// Replies or deliveries that could not be queued to a peer.
     var droppedReplies = 0
+    /// Commands and stream subscriptions refused because the peer's role does not allow them.
+    var forbidden = 0
 }
