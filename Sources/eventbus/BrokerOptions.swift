@@ -47,6 +47,14 @@ struct BrokerOptions: ParsableArguments {
     @Option(help: "Log level on stderr (trace, debug, info, notice, warning, error, critical).")
     var logLevel: Logger.Level = .info
 
+    @Option(help: ArgumentHelp(
+        "A YAML security file: the broker's secret key file and the admitted client keys with their roles (docs/security.md).",
+        valueName: "FILE"))
+    var security: String?
+
+    @Flag(help: "Without --security, allow binding addresses other than loopback and ipc: anyone who reaches them may do anything.")
+    var allowInsecureBind = false
+
     func validate() throws {
         if fsyncIntervalMs <= 0 { throw ValidationError("--fsync-interval-ms must be positive") }
         if let segmentBytes, segmentBytes <= 0 { throw ValidationError("--segment-bytes must be positive") }
@@ -76,6 +84,10 @@ struct BrokerOptions: ParsableArguments {
         config.maxEventBytes = maxEventBytes
         config.requestTimeoutMilliseconds = requestTimeoutMs
         if let cacheMb { config.cacheBytes = cacheMb * 1024 * 1024 }
+        if let security {
+            do { config.security = try SecurityConfigFile.load(path: security) } catch { throw ValidationError(error.description) }
+        }
+        if allowInsecureBind { config.allowInsecureBind = true }
         return config
     }
 }
