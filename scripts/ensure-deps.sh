@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what building and testing need, only when it is missing:
-#   libzmq3-dev and pkg-config (Debian), and with --test also pyzmq and pytest (PyPI).
+#   libzmq3-dev and pkg-config (Debian), and with --test also tcpdump (Debian; the
+#   CURVE wire test) and pyzmq and pytest (PyPI).
 set -euo pipefail
 need=()
 pkg-config --exists libzmq 2>/dev/null || need+=(libzmq3-dev)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 if [ "${1:-}" = "--test" ]; then
   command -v python3 >/dev/null 2>&1 || need+=(python3 python3-pip)
+  command -v tcpdump >/dev/null 2>&1 || need+=(tcpdump)
 fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing ${need[*]} (apt-get)" >&2

@@ -55,7 +55,8 @@ extension Socket {
                 if error.wouldBlock && frames.isEmpty { return nil }
                 throw error
             }
-            if frames.isEmpty, let text = zmq_msg_gets(&message, "User-Id") {
+            // The ROUTER makes the routing-id frame itself: it may carry no metadata.
+            if userID == nil, let text = zmq_msg_gets(&message, "User-Id") {
                 userID = String(cString: text)
             }
             let size = zmq_msg_size(&message)
