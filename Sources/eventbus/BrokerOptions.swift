@@ -85,7 +85,7 @@ struct BrokerOptions: ParsableArguments {
         config.requestTimeoutMilliseconds = requestTimeoutMs
         if let cacheMb { config.cacheBytes = cacheMb * 1024 * 1024 }
         if let security {
-            do { config.security = try SecurityConfigFile.load(path: security) } catch { throw ValidationError(error.description) }
+            do { config.security = try SecurityConfigFile.load(path: security) } catch { throw Output.fail(error.description) }
         }
         if allowInsecureBind { config.allowInsecureBind = true }
         return config

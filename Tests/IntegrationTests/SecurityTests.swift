@@ -269,6 +269,31 @@ func securityEvent(_ id: String, marker: String = "x") -> [UInt8] {
         }
     }
 
+    @Test func aBadSecurityFileStopsTheBrokerNamingWhatIsWrong() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-badsec-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func start(_ security: String) throws -> (code: Int32, stderr: String) {
+            try SecureBus.run(["broker", "--data-dir", directory.path + "/data", "--security", security,
+                               "--command", "ipc://\(directory.path)/c.sock", "--stream", "ipc://\(directory.path)/s.sock"], timeout: 20)
+        }
+        let missing = try start(directory.path + "/nowhere.yaml")
+        #expect(missing.code != 0 && missing.stderr.contains("nowhere.yaml"), "\(missing.stderr)")
+
+        #expect(try SecureBus.run(["keygen", "--out", directory.path + "/broker"]).code == 0)
+        chmod(directory.path + "/broker.secret", 0o644)
+        let file = directory.appendingPathComponent("security.yaml")
+        try "secret_key_file: broker.secret\n".write(to: file, atomically: true, encoding: .utf8)
+        let readable = try start(file.path)
+        #expect(readable.code != 0 && readable.stderr.contains("chmod 600"), "\(readable.stderr)")
+
+        chmod(directory.path + "/broker.secret", 0o600)
+        try "secret_key_file: broker.secret\nclients:\n  - name: x\n    public_key: \"short\"\n    role: wizard\n"
+            .write(to: file, atomically: true, encoding: .utf8)
+        let badRole = try start(file.path)
+        #expect(badRole.code != 0 && badRole.stderr.contains("unknown role \"wizard\""), "\(badRole.stderr)")
+    }
+
     @Test func ipcSocketFilesArePrivateToTheBrokersUser() throws {
         let context = try Context()
         let broker = try BrokerProcess(arguments: ["--log-level", "warning"])
