@@ -8,6 +8,22 @@ import ZeroMQ
 /// `eventbus up` with keys: the supervisor generates a key per plugin, the
 /// plugins connect with them through the SDK, and events flow end to end.
 @Suite(.serialized) struct SecuritySupervisorTests {
+    @Test func theUpConfigFileNamesTheSecurityFileAndTheInsecureBindOption() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-upsec-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let broker = try CurveKeyPair.generate(), client = try CurveKeyPair.generate()
+        try CurveKeyFile.write(broker.secretKey, comment: "test", to: directory.path + "/broker.secret", mode: 0o600)
+        try "secret_key_file: broker.secret\nclients:\n  - name: ops\n    public_key: \"\(client.publicKey)\"\n    roles: [admin, backend]\n"
+            .write(to: directory.appendingPathComponent("security.yaml"), atomically: true, encoding: .utf8)
+        let config = directory.appendingPathComponent("up.yaml")
+        try "security: security.yaml\nallow_insecure_bind: true\n".write(to: config, atomically: true, encoding: .utf8)
+        let (loaded, _) = try SupervisorConfig.load(path: config.path, base: BrokerConfig(), pluginDirectory: directory.path)
+        #expect(loaded.allowInsecureBind)
+        #expect(loaded.security?.secretKey == broker.secretKey)
+        #expect(loaded.security?.clients == [.init(name: "ops", publicKey: client.publicKey, roles: [.admin, .backend])])
+    }
+
     @Test func supervisedPluginsGetKeysAndTheirRolesAndEventsFlow() throws {
         let broker = try CurveKeyPair.generate(), backend = try CurveKeyPair.generate(), admin = try CurveKeyPair.generate()
         let pipeline = try SupervisedPipeline([
