@@ -39,9 +39,9 @@ raw_proxy() {
   wait $sub; kill $proxy 2>/dev/null || true; wait $proxy 2>/dev/null || true
   echo "raw_proxy $(grep -o ' rate=[0-9]*' $WORK/sub.out | cut -d= -f2)" >> $RESULTS
 }
-broker_start() {  # $1 = fsync policy
+broker_start() {  # $1 = fsync policy, then extra broker flags
   local dir=$WORK/data-$RANDOM; COMMAND=$(ep); STREAM=$(ep)
-  $BIN/eventbus broker --data-dir "$dir" --command "$COMMAND" --stream "$STREAM" --fsync "$1" 2>$WORK/broker.log &
+  $BIN/eventbus broker --data-dir "$dir" --command "$COMMAND" --stream "$STREAM" --fsync "$1" "${@:2}" 2>$WORK/broker.log &
   BROKER=$!; pids+=($BROKER)
   for _ in $(seq 100); do grep -q "serving" $WORK/broker.log 2>/dev/null && return; sleep 0.05; done
   echo "broker did not start:"; cat $WORK/broker.log; exit 1
@@ -50,6 +50,21 @@ broker_stop() { kill $BROKER; wait $BROKER 2>/dev/null || true; }
 bus_throughput() {  # name fsync count batch window
   broker_start "$2"
   local line; line=$($BIN/eventbus-bench throughput "$COMMAND" "$3" "$4" "$5")
+  broker_stop
+  echo "$1 $(echo "$line" | grep -o ' events_per_s=[0-9]*' | cut -d= -f2)" >> $RESULTS
+}
+curve_keys() {  # once: a broker key and an admin client key (the bench PUBs to in and consumes in/)
+  [ -f $WORK/keys/security.yaml ] && return
+  mkdir -p $WORK/keys
+  $BIN/eventbus keygen --out $WORK/keys/broker > /dev/null
+  $BIN/eventbus keygen --out $WORK/keys/bench > /dev/null
+  printf 'secret_key_file: broker.secret\nclients:\n  - name: bench\n    public_key_file: bench.pub\n    role: admin\n' > $WORK/keys/security.yaml
+}
+bus_throughput_curve() {  # name fsync count batch window: bus_throughput with CURVE on both sockets
+  curve_keys
+  broker_start "$2" --security $WORK/keys/security.yaml
+  local line; line=$(EVENTBUS_SECRET_KEY=$(grep -v '^#' $WORK/keys/bench.secret) EVENTBUS_SERVER_KEY=$(grep -v '^#' $WORK/keys/broker.pub) \
+    $BIN/eventbus-bench throughput "$COMMAND" "$3" "$4" "$5")
   broker_stop
   echo "$1 $(echo "$line" | grep -o ' events_per_s=[0-9]*' | cut -d= -f2)" >> $RESULTS
 }
@@ -121,6 +136,7 @@ for run in $(seq "$RUNS"); do
   raw_proxy
   bus_throughput bus_batch100_fsync "always" "$BUS_COUNT" 100 16
   bus_throughput bus_batch100_nofsync "off" "$BUS_COUNT" 100 16
+  bus_throughput_curve bus_batch100_nofsync_curve "off" "$BUS_COUNT" 100 16
   bus_throughput bus_batch1_fsync "always" $((BUS_COUNT / 10)) 1 256
   bus_latency
   for n in 0 1 3; do bus_pipeline $n; done
@@ -147,10 +163,13 @@ rows = [
     ("bus PUB->log->consumer, batch 100, fsync always", m["bus_batch100_fsync"], m["bus_batch100_fsync"] / proxy, ">= 0.25"),
     ("bus PUB->log->consumer, batch 100, fsync off", m["bus_batch100_nofsync"], m["bus_batch100_nofsync"] / proxy, ">= 0.5"),
     ("bus PUB->log->consumer, batch 1, fsync always", m["bus_batch1_fsync"], m["bus_batch1_fsync"] / proxy, ""),
+    ("bus PUB->log->consumer, batch 100, fsync off, CURVE", m["bus_batch100_nofsync_curve"], m["bus_batch100_nofsync_curve"] / proxy, ""),
 ]
 print(f"{'measurement':52} {'events/s':>12} {'x raw proxy':>12} {'goal':>8}")
 for name, rate, ratio, goal in rows:
     print(f"{name:52} {rate:12,.0f} {ratio if ratio == '' else f'{ratio:.3f}':>12} {goal:>8}")
+curve = m["bus_batch100_nofsync_curve"] / m["bus_batch100_nofsync"]
+print(f"{'  CURVE on / off (batch 100, fsync off, same run)':52} {'':>12} {curve:12.3f} {'>= 0.6':>8}")
 print(f"{'bus confirm latency at 10,000 events/s, p50 (us)':52} {m['latency_p50_us']:12,.0f}")
 print(f"{'bus confirm latency at 10,000 events/s, p99 (us)':52} {m['latency_p99_us']:12,.0f} {'':>12} {'< 5000':>8}")
 print()

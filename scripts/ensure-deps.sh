@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing need, only when it is missing:
-#   libzmq3-dev and pkg-config (Debian), and with --test also curl (Debian), pyzmq and pytest (PyPI).
+#   libzmq3-dev and pkg-config (Debian), and with --test also curl and tcpdump (Debian;
+#   docs/integration.md's curl lines and the CURVE wire test), pyzmq and pytest (PyPI).
 set -euo pipefail
 need=()
 pkg-config --exists libzmq 2>/dev/null || need+=(libzmq3-dev)
@@ -8,6 +9,7 @@ command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 if [ "${1:-}" = "--test" ]; then
   command -v python3 >/dev/null 2>&1 || need+=(python3 python3-pip)
   command -v curl >/dev/null 2>&1 || need+=(curl)  # docs/integration.md's curl lines, run by a test
+  command -v tcpdump >/dev/null 2>&1 || need+=(tcpdump)
 fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing ${need[*]} (apt-get)" >&2

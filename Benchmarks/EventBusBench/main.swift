@@ -2,6 +2,8 @@
 // prints one `RESULT key=value …` line per measurement (Benchmarks/run.sh
 // puts them beside raw libzmq figures from the same run).
 //
+// With EVENTBUS_SECRET_KEY and EVENTBUS_SERVER_KEY set, every socket uses CURVE.
+//
 //   eventbus-bench throughput COMMAND_EP COUNT BATCH WINDOW [STAGE]
 //       PUB COUNT events in batches of BATCH with WINDOW PUBs in flight while a
 //       durable consumer reads them back; events/s from the first PUB sent to
@@ -22,8 +24,17 @@ func event(_ n: Int) -> [UInt8] {
     Array(#"{"specversion":"1.0","id":"bench-\#(n)-\#(UUID().uuidString.prefix(8))","source":"/bench/publisher","type":"message.read","time":"2026-11-22T03:10:00.123Z","subject":"messaging:general","data":{"cid":"messaging:general","user_id":"user-\#(n % 1000)","message_id":"msg-\#(n)","read_at":"2026-11-22T03:10:00.123Z"}}"#.utf8)
 }
 
+/// CURVE keys from EVENTBUS_SECRET_KEY and EVENTBUS_SERVER_KEY, for a broker with `--security`.
+let curveKeys: (keys: CurveKeyPair, server: String)? = {
+    guard let secret = ProcessInfo.processInfo.environment["EVENTBUS_SECRET_KEY"],
+          let server = ProcessInfo.processInfo.environment["EVENTBUS_SERVER_KEY"],
+          let keys = try? CurveKeyPair(secretKey: secret) else { return nil }
+    return (keys, server)
+}()
+
 func dealer(_ context: Context, _ endpoint: String) throws -> Socket {
     let socket = try Socket(context: context, type: .dealer)
+    if let curveKeys { try socket.makeCurveClient(keys: curveKeys.keys, serverKey: curveKeys.server) }
     try socket.setLinger(0)
     try socket.setSendHighWaterMark(0)
     try socket.setReceiveHighWaterMark(0)

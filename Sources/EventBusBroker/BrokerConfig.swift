@@ -44,6 +44,13 @@ public struct BrokerConfig: Sendable {
     /// Memory for the newest events, served to consumers without a log read.
     public var cacheBytes = 64 * 1024 * 1024
 
+    /// CURVE keys and client roles; `nil` runs without authentication (loopback/ipc binds only).
+    public var security: SecurityConfig?
+    /// Bind non-loopback TCP without keys (`--allow-insecure-bind`): anyone who reaches it may do anything.
+    public var allowInsecureBind = false
+    /// The file mode given to ipc socket files after binding.
+    public var ipcFileMode: UInt32 = 0o600
+
     /// A configuration with every default.
     public init() {}
 

@@ -28,6 +28,10 @@ public struct PluginConfiguration: Sendable {
     /// The plugin-specific boolean flags given on the command line (such as
     /// `--reciprocity`), out of those the plugin declared to ``parse(_:defaultName:flags:)``.
     public var flags: Set<String> = []
+    /// CURVE keys for a broker with keys configured; ``parse(_:defaultName:flags:)``
+    /// reads them from the environment (`EVENTBUS_SECRET_KEY`, `EVENTBUS_SERVER_KEY`,
+    /// as `eventbus up` sets them), never from the command line.
+    public var curve: CurveClientKeys?
 
     /// A configuration with the given stages and defaults for the rest.
     public init(name: String, inputStage: String = Stage.in, outputStage: String = Stage.out,
@@ -87,6 +91,7 @@ public struct PluginConfiguration: Sendable {
         }
         configuration.credit = max(configuration.credit, configuration.batchSize)
         configuration.flags = given
+        do { configuration.curve = try CurveClientKeys.fromEnvironment() } catch { throw PluginError(error.description) }
         return configuration
     }
 }

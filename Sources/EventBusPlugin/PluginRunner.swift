@@ -128,6 +128,7 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
             try socket.setReceiveHighWaterMark(0)
             try socket.setSendHighWaterMark(0)
             try socket.setReconnectInterval(100)
+            try configuration.curve?.apply(to: socket)
             try socket.connect(configuration.commandEndpoint)
             self.socket = socket
             let start = appliedSeq > 0 ? String(appliedSeq + 1) : (P.State.isPersistent ? "earliest" : "resume")

@@ -7,6 +7,8 @@ final class PluginProcess: @unchecked Sendable {
     let name: String
     let executable: String
     let arguments: [String]
+    /// Variables added to the plugin's environment (its CURVE keys when security is on).
+    let environment: [String: String]
     private let config: SupervisorConfig
     private let logger: Logger
     private let condition = NSCondition()
@@ -18,10 +20,12 @@ final class PluginProcess: @unchecked Sendable {
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
 
-    init(name: String, executable: String, arguments: [String], config: SupervisorConfig, logger: Logger) {
+    init(name: String, executable: String, arguments: [String], environment: [String: String] = [:],
+         config: SupervisorConfig, logger: Logger) {
         self.name = name
         self.executable = executable
         self.arguments = arguments
+        self.environment = environment
         self.config = config
         self.logger = logger
     }
@@ -46,6 +50,9 @@ final class PluginProcess: @unchecked Sendable {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments
+            if !environment.isEmpty {
+                process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, own in own }
+            }
             process.standardInput = FileHandle.nullDevice
             let started = ContinuousClock.now
             condition.lock()

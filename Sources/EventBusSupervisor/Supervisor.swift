@@ -19,6 +19,8 @@ public final class Supervisor: Sendable {
     private let processes: [PluginProcess]
     private let stopRequested = Atomic<Bool>(false)
     private let ready = Atomic<Bool>(false)
+    /// The supervisor's own admin keys for its STATS readiness probe, when security is on.
+    private let probeKeys: CurveClientKeys?
 
     /// Opens the broker (binding its sockets) and prepares the plugins; starts nothing yet.
     public init(config: SupervisorConfig, logger: Logger) throws {
@@ -26,6 +28,26 @@ public final class Supervisor: Sendable {
         brokerConfig.pipeline = config.pipeline.names
         self.config = config
         self.logger = logger
+        // With keys configured, each supervised plugin gets a fresh key pair for
+        // this run, admitted with the role plugin:NAME; the keys reach the plugin
+        // in its environment only (never on a command line, never on disk).
+        var pluginKeys: [String: CurveClientKeys] = [:]
+        if var security = brokerConfig.security {
+            let serverKey = try security.publicKey
+            for stage in config.pipeline.stages {
+                guard case .process = stage.launch else { continue }
+                let pair = try CurveKeyPair.generate()
+                security.clients.removeAll { $0.name == "plugin:\(stage.name)" }
+                security.clients.append(.init(name: "plugin:\(stage.name)", publicKey: pair.publicKey, roles: [.plugin(stage.name)]))
+                pluginKeys[stage.name] = try CurveClientKeys(secretKey: pair.secretKey, serverKey: serverKey)
+            }
+            let probe = try CurveKeyPair.generate()
+            security.clients.append(.init(name: "eventbus-supervisor", publicKey: probe.publicKey, roles: [.admin]))
+            probeKeys = try CurveClientKeys(secretKey: probe.secretKey, serverKey: serverKey)
+            brokerConfig.security = security
+        } else {
+            probeKeys = nil
+        }
         broker = try Broker(config: brokerConfig, logger: logger)
         var processes: [PluginProcess] = []
         for (index, stage) in config.pipeline.stages.enumerated() {
@@ -35,7 +57,8 @@ public final class Supervisor: Sendable {
                 "--command", broker.commandEndpoint,
                 "--data-dir", config.broker.dataDirectory + "/plugins/" + stage.name,
             ] + extra
-            processes.append(PluginProcess(name: stage.name, executable: executable, arguments: arguments, config: config, logger: logger))
+            processes.append(PluginProcess(name: stage.name, executable: executable, arguments: arguments,
+                                           environment: pluginKeys[stage.name]?.environment ?? [:], config: config, logger: logger))
         }
         self.processes = processes
     }
@@ -88,6 +111,7 @@ public final class Supervisor: Sendable {
         if let context, let peer = try? Socket(context: context, type: .dealer) {
             try? peer.setLinger(0)
             try? peer.setReceiveTimeout(500)
+            try? probeKeys?.apply(to: peer)
             try? peer.connect(broker.commandEndpoint)
             socket = peer
         }

@@ -11,6 +11,8 @@ import Yams
 /// command: tcp://127.0.0.1:7750
 /// stream: tcp://127.0.0.1:7751
 /// fsync: always            # always | periodic | off
+/// security: security.yaml  # CURVE keys and client roles (docs/security.md)
+/// allow_insecure_bind: false
 /// pipeline:
 ///   - receipt-reducer      # a built-in plugin, by name
 ///   - name: my-filter      # a plugin started with a command of its own
@@ -54,7 +56,7 @@ public struct SupervisorConfig: Sendable {
         guard let root = node as? [String: Any] else {
             throw PipelineError("config file \(path): the top level must be a mapping")
         }
-        let known: Set<String> = ["data_dir", "command", "stream", "fsync", "pipeline"]
+        let known: Set<String> = ["data_dir", "command", "stream", "fsync", "pipeline", "security", "allow_insecure_bind"]
         if let unknown = root.keys.first(where: { !known.contains($0) }) {
             throw PipelineError("config file \(path): unknown key \"\(unknown)\" (known: \(known.sorted().joined(separator: ", ")))")
         }
@@ -68,6 +70,15 @@ public struct SupervisorConfig: Sendable {
                 throw PipelineError("config file \(path): fsync must be always, periodic or off")
             }
             broker.fsync = policy
+        }
+        if let value = root["security"] {
+            let file = try string(value, "security", path)
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+            broker.security = try SecurityConfigFile.load(path: file.hasPrefix("/") ? file : folder.appendingPathComponent(file).path)
+        }
+        if let value = root["allow_insecure_bind"] {
+            guard let allow = value as? Bool else { throw PipelineError("config file \(path): allow_insecure_bind must be true or false") }
+            broker.allowInsecureBind = allow
         }
         guard let list = root["pipeline"] else { return (broker, nil) }
         guard let entries = list as? [Any] else {

@@ -53,6 +53,14 @@ struct BrokerOptions: ParsableArguments {
     @Option(help: "Log level on stderr (trace, debug, info, notice, warning, error, critical).")
     var logLevel: Logger.Level = .info
 
+    @Option(help: ArgumentHelp(
+        "A YAML security file: the broker's secret key file and the admitted client keys with their roles (docs/security.md).",
+        valueName: "FILE"))
+    var security: String?
+
+    @Flag(help: "Without --security, allow binding addresses other than loopback and ipc: anyone who reaches them may do anything.")
+    var allowInsecureBind = false
+
     func validate() throws {
         if fsyncIntervalMs <= 0 { throw ValidationError("--fsync-interval-ms must be positive") }
         if let segmentBytes, segmentBytes <= 0 { throw ValidationError("--segment-bytes must be positive") }
@@ -86,6 +94,10 @@ struct BrokerOptions: ParsableArguments {
         if let cacheMb { config.cacheBytes = cacheMb * 1024 * 1024 }
         if let streamHwm { config.streamHighWaterMark = streamHwm }
         if let peerHwm { config.peerHighWaterMark = peerHwm }
+        if let security {
+            do { config.security = try SecurityConfigFile.load(path: security) } catch { throw Output.fail(error.description) }
+        }
+        if allowInsecureBind { config.allowInsecureBind = true }
         return config
     }
 }

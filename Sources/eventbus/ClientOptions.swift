@@ -13,18 +13,41 @@ struct ClientOptions: ParsableArguments {
     @Option(help: "Log level on stderr (trace, debug, info, notice, warning, error, critical).")
     var logLevel: Logger.Level = .warning
 
+    @Option(help: ArgumentHelp(
+        "This client's CURVE secret key file (mode 0600), for a broker with keys; or set EVENTBUS_SECRET_KEY[_FILE].",
+        valueName: "FILE"))
+    var secretKeyFile: String?
+
+    @Option(help: ArgumentHelp("The broker's CURVE public key file; or set EVENTBUS_SERVER_KEY[_FILE].", valueName: "FILE"))
+    var serverKeyFile: String?
+
     func validate() throws {
+        if (secretKeyFile == nil) != (serverKeyFile == nil) {
+            throw ValidationError("--secret-key-file and --server-key-file go together")
+        }
         guard timeout > 0, timeout <= 3_600 else { throw ValidationError("--timeout must be between 0 and 3600 seconds") }
     }
 
     /// A logger to stderr at `--log-level`.
     func logger() -> Logger { CLILogging.logger("eventbus.cli", level: logLevel) }
 
+    /// The CURVE keys of `--secret-key-file`/`--server-key-file`, else of the environment, else `nil`.
+    func curveKeys() throws -> CurveClientKeys? {
+        do {
+            if let secretKeyFile, let serverKeyFile {
+                return try CurveClientKeys(secretKeyFile: secretKeyFile, serverKeyFile: serverKeyFile)
+            }
+            return try CurveClientKeys.fromEnvironment()
+        } catch {
+            throw Output.fail(error.description)
+        }
+    }
+
     /// A client of the broker at `--command`; calls fail after `--timeout` (plus `extra`).
     func client(extra: Duration = .zero) throws -> BusClient {
         let options = BusClientOptions(
             endpoint: commandEndpoint, name: "eventbus-cli",
-            requestTimeout: .milliseconds(Int(timeout * 1_000)) + extra)
+            requestTimeout: .milliseconds(Int(timeout * 1_000)) + extra, curve: try curveKeys())
         do {
             return try BusClient(options: options, logger: logger())
         } catch {

@@ -69,7 +69,8 @@ struct TailCommand: AsyncParsableCommand {
         probe.close()
         let subscription: Subscription
         do {
-            subscription = try Subscription(endpoint: streamEndpoint, prefixes: [prefix], logger: client.logger())
+            subscription = try Subscription(endpoint: streamEndpoint, prefixes: [prefix], logger: client.logger(),
+                                        curve: try client.curveKeys())
         } catch {
             throw Output.fail("cannot subscribe at \(streamEndpoint): \(error)")
         }

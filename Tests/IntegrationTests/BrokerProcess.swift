@@ -1,3 +1,4 @@
+import EventBus
 import Foundation
 import ZeroMQ
 
@@ -7,6 +8,8 @@ final class BrokerProcess: @unchecked Sendable {
     let commandEndpoint: String
     let streamEndpoint: String
     let extraArguments: [String]
+    /// The keys the readiness probe connects with, for a broker started with `--security`.
+    let probeKeys: CurveClientKeys?
     private(set) var process: Process?
     private var stderrFile: URL { directory.appendingPathComponent("broker.stderr") }
 
@@ -17,12 +20,13 @@ final class BrokerProcess: @unchecked Sendable {
         return root.appendingPathComponent(".build/debug/eventbus").path
     }
 
-    init(arguments: [String] = []) throws {
+    init(arguments: [String] = [], command: String? = nil, stream: String? = nil, probeKeys: CurveClientKeys? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-it-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        commandEndpoint = "ipc://\(directory.path)/command.sock"
-        streamEndpoint = "ipc://\(directory.path)/stream.sock"
+        commandEndpoint = command ?? "ipc://\(directory.path)/command.sock"
+        streamEndpoint = stream ?? "ipc://\(directory.path)/stream.sock"
         extraArguments = arguments
+        self.probeKeys = probeKeys
     }
 
     var dataDirectory: String { directory.appendingPathComponent("data").path }
@@ -47,6 +51,7 @@ final class BrokerProcess: @unchecked Sendable {
         defer { probe.close() }
         try probe.setLinger(0)
         try probe.setReceiveTimeout(200)
+        try probeKeys?.apply(to: probe)
         try probe.connect(commandEndpoint)
         while Date() < deadline {
             guard process.isRunning else { throw ProcessError("broker exited: \(log)") }

@@ -12,6 +12,8 @@ public struct BusClientOptions: Sendable {
     /// How long an idempotent request (`PUB`, `STATS`, `PING`, `HELLO`) waits for its
     /// reply before it is sent again with the same CORR.
     public var resendAfter: Duration
+    /// CURVE keys, for a broker that has keys configured; `nil` connects in the clear.
+    public var curve: CurveClientKeys?
 
     /// Creates options; every argument has the protocol's default.
     ///
@@ -20,12 +22,15 @@ public struct BusClientOptions: Sendable {
     ///   - name: This client's name.
     ///   - requestTimeout: How long a call waits before failing with ``ErrorCode/timeout``.
     ///   - resendAfter: How long an idempotent request waits before it is sent again.
+    ///   - curve: CURVE keys for a broker with keys configured (docs/security.md).
     public init(
         endpoint: String = WireProtocol.defaultCommandEndpoint,
         name: String = "client",
         requestTimeout: Duration = .seconds(10),
-        resendAfter: Duration = .seconds(2)
+        resendAfter: Duration = .seconds(2),
+        curve: CurveClientKeys? = nil
     ) {
+        self.curve = curve
         self.endpoint = endpoint
         self.name = name
         self.requestTimeout = requestTimeout

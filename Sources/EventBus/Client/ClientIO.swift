@@ -42,6 +42,7 @@ final class ClientIO: Sendable {
         let dealer = try Socket(context: context, type: .dealer)
         try dealer.setLinger(1_000)
         try dealer.setReconnectInterval(100)
+        try options.curve?.apply(to: dealer)
         let monitor = try dealer.monitor(events: [.connected, .disconnected])
         do {
             try dealer.connect(options.endpoint)

@@ -45,10 +45,12 @@ public final class Subscription: AsyncSequence, Sendable {
     ///   - prefixes: Topic prefixes such as `out/`; end them with `/`. Empty subscribes to nothing.
     ///   - bufferSize: The most deliveries kept for the application; newer ones are dropped.
     ///   - logger: Where dropped and malformed messages are logged.
+    ///   - curve: CURVE keys for a broker with keys configured; the broker then
+    ///     applies only the prefixes this client's role may see.
     /// - Throws: A `ZMQError` for an endpoint libzmq rejects.
     public init(
         endpoint: String = WireProtocol.defaultStreamEndpoint, prefixes: [String], bufferSize: Int = 10_000,
-        logger: Logger = Logger(label: "eventbus.subscription")
+        logger: Logger = Logger(label: "eventbus.subscription"), curve: CurveClientKeys? = nil
     ) throws {
         let (stream, continuation) = AsyncStream.makeStream(of: Delivery.self, bufferingPolicy: .bufferingOldest(Swift.max(bufferSize, 1)))
         self.stream = stream
@@ -58,6 +60,7 @@ public final class Subscription: AsyncSequence, Sendable {
         let socket = try Socket(context: context, type: .sub)
         try socket.setLinger(0)
         try socket.setReconnectInterval(100)
+        try curve?.apply(to: socket)
         for prefix in prefixes { try socket.subscribe(Array(prefix.utf8)) }
         try socket.connect(endpoint)
         let thread = Thread {

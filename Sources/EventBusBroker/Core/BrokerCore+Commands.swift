@@ -2,7 +2,7 @@ import EventBus
 
 extension BrokerCore {
     /// Handles one message from the command socket.
-    func handle(_ frames: [[UInt8]]) {
+    func handle(_ frames: [[UInt8]], userID: String? = nil) {
         let message: CommandMessage
         do {
             message = try CommandMessage.parse(frames)
@@ -11,6 +11,7 @@ extension BrokerCore {
             return
         }
         do throws(BusError) {
+            try authorize(message, userID: userID)
             switch message.verb {
             case .ping: reply(to: message.peer, correlation: message.correlation, [])
             case .hello: try handleHello(message)
@@ -133,6 +134,7 @@ extension BrokerCore {
         w.key("stream_subscriptions"); w.int(statistics.streamSubscriptions)
         w.key("dropped_replies"); w.int(statistics.droppedReplies)
         w.key("stream_overflows"); w.int(statistics.streamOverflows)
+        w.key("forbidden"); w.int(statistics.forbidden)
         w.key("log"); w.beginObject()
         w.key("bytes"); w.uint(log.totalBytes)
         w.key("segments"); w.int(log.segmentCount)

@@ -24,6 +24,8 @@ final class BrokerCore {
     let context: Context
     let router: Socket
     let stream: Socket
+    /// Keys, ZAP and roles; `nil` when no keys are configured.
+    let security: BrokerSecurity?
     let log: SegmentLog
     let offsetStore: OffsetStore
     let stageNames: Set<String>
@@ -91,8 +93,24 @@ final class BrokerCore {
         try stream.setSendHighWaterMark(config.streamHighWaterMark)
         try stream.setXPubNoDrop(true)  // so that a full subscriber is seen: see publishToStream
         try stream.setLinger(0)
+        try BindPolicy.check(config.commandEndpoint, option: "--command", config: config)
+        try BindPolicy.check(config.streamEndpoint, option: "--stream", config: config)
+        if let keys = config.security {
+            try keys.validate()
+            // The ZAP handler must be bound before a CURVE socket accepts a peer.
+            security = try BrokerSecurity(config: keys, pipeline: config.pipeline, context: context, logger: logger)
+            for socket in [router, stream] {
+                try socket.makeCurveServer(secretKey: keys.secretKey)
+                try socket.setZAPDomain("eventbus")
+            }
+            try stream.setXPubManual(true)
+        } else {
+            security = nil
+        }
         try router.bind(config.commandEndpoint)
         try stream.bind(config.streamEndpoint)
+        try BindPolicy.restrictIPC(try router.lastEndpoint, mode: config.ipcFileMode)
+        try BindPolicy.restrictIPC(try stream.lastEndpoint, mode: config.ipcFileMode)
 
         try rebuild()
     }
@@ -136,10 +154,12 @@ final class BrokerCore {
         var poller = Poller()
         poller.add(router)
         poller.add(stream)
+        if let security { poller.add(security.zap.socket) }
         while !stopped() && fatal == nil {
             do {
                 let timeout = consumersBlocked ? 1 : 20
                 let ready = try poller.poll(timeoutMilliseconds: timeout)
+                if ready.count > 2 && ready[2].contains(.readable) { security?.zap.drain() }
                 if ready[1].contains(.readable) { drainSubscriptions() }
                 if ready[0].contains(.readable) { drainCommands() }
             } catch {
@@ -155,21 +175,29 @@ final class BrokerCore {
 
     private func drainCommands() {
         for _ in 0..<20_000 {
-            let frames: [[UInt8]]?
-            do { frames = try router.receive(dontWait: true) } catch {
+            let received: (frames: [[UInt8]], userID: String?)?
+            do {
+                if security != nil {
+                    received = try router.receiveWithUserID(dontWait: true)
+                } else {
+                    received = try router.receive(dontWait: true).map { ($0, nil) }
+                }
+            } catch {
                 logger.error("receive failed", metadata: ["error.type": "\(error)"])
                 return
             }
-            guard let frames else { return }
-            handle(frames)
+            guard let received else { return }
+            handle(received.frames, userID: received.userID)
         }
     }
 
     private func drainSubscriptions() {
         // XPUB passes subscriptions up as messages; they must be read so they do
         // not queue. The first byte is 1 (subscribe) or 0 (unsubscribe).
-        while let message = try? stream.receive(dontWait: true) {
+        while let (message, userID) = try? stream.receiveWithUserID(dontWait: true) {
             guard let frame = message.first, let kind = frame.first else { continue }
+            // With keys, the XPUB is manual: only what the peer's roles allow is applied.
+            if security != nil { applySubscription(frame, userID: userID) }
             if kind == 1 { statistics.streamSubscriptions += 1 } else if kind == 0 { statistics.streamSubscriptions -= 1 }
         }
     }
@@ -183,6 +211,7 @@ final class BrokerCore {
         }
         router.close()
         stream.close()
+        security?.zap.socket.close()
         logger.info("broker stopped", metadata: ["bus.head_seq": "\(log.headSeq)"])
     }
 

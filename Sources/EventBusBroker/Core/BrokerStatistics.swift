@@ -17,4 +17,6 @@ struct BrokerStatistics {
     /// Times a stream subscriber's queue was full: it missed that event and, until it read its queue
     /// down to the low-water mark, the ones after it (see `publishToStream`).
     var streamOverflows = 0
+    /// Commands and stream subscriptions refused because the peer's role does not allow them.
+    var forbidden = 0
 }

@@ -1,0 +1,70 @@
+import EventBus
+
+/// What each ``Role`` may do on a broker with a given pipeline (docs/security.md).
+///
+/// | verb | backend | plugin:NAME | subscriber | admin |
+/// |---|---|---|---|---|
+/// | PING, HELLO | yes | yes (may declare services) | yes | yes (may declare services) |
+/// | PUB | `in` | its output stage and `diag` | no | any stage |
+/// | CONSUME | no | its input stage | `out`, `diag` | any stage |
+/// | ACK, CANCEL | no | yes | yes | yes |
+/// | REQ | yes | no | no | yes |
+/// | STATS | no | no | no | yes |
+/// | stream | no | no | `out`, `diag` | every prefix |
+struct AccessPolicy {
+    /// The plugin stages, in order.
+    let pipeline: [String]
+
+    /// The stages `role` may PUB to; `nil` for every stage.
+    func publishStages(_ role: Role) -> Set<String>? {
+        switch role {
+        case .admin: return nil
+        case .backend: return [Stage.in]
+        case .subscriber: return []
+        case .plugin(let name):
+            guard let index = pipeline.firstIndex(of: name) else { return [] }
+            return [index == pipeline.count - 1 ? Stage.out : name, Stage.diag]
+        }
+    }
+
+    /// The stages `role` may CONSUME; `nil` for every stage.
+    func consumeStages(_ role: Role) -> Set<String>? {
+        switch role {
+        case .admin: return nil
+        case .backend: return []
+        case .subscriber: return [Stage.out, Stage.diag]
+        case .plugin(let name):
+            guard let index = pipeline.firstIndex(of: name) else { return [] }
+            return [index == 0 ? Stage.in : pipeline[index - 1]]
+        }
+    }
+
+    /// The stages whose events `role` may receive on the stream; `nil` for every prefix.
+    func streamStages(_ role: Role) -> Set<String>? {
+        switch role {
+        case .admin: return nil
+        case .subscriber: return [Stage.out, Stage.diag]
+        case .backend, .plugin: return []
+        }
+    }
+
+    /// Whether `role` may use `verb` at all (arguments are checked apart).
+    func allows(_ verb: Verb, _ role: Role) -> Bool {
+        switch verb {
+        case .ping, .hello: return true
+        case .pub: return publishStages(role).map { !$0.isEmpty } ?? true
+        case .consume, .ack, .cancel: return consumeStages(role).map { !$0.isEmpty } ?? true
+        case .req: return role == .backend || role == .admin
+        case .stats: return role == .admin
+        case .ok, .err, .evt, .end: return true  // not requests; parse refuses them
+        }
+    }
+
+    /// Whether `role` may declare the services it answers in HELLO.
+    func mayDeclareServices(_ role: Role) -> Bool {
+        switch role {
+        case .admin, .plugin: true
+        case .backend, .subscriber: false
+        }
+    }
+}

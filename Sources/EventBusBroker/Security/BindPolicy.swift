@@ -1,0 +1,45 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The safe defaults for the broker's endpoints (docs/security.md).
+///
+/// Without CURVE keys, anyone who reaches a socket can use every verb, so the
+/// broker binds only where no one else can reach: loopback TCP, ipc and
+/// inproc. ipc socket files are made private to the broker's user.
+enum BindPolicy {
+    /// The option that allows binding elsewhere without keys.
+    static let insecureOption = "--allow-insecure-bind"
+
+    /// Whether `endpoint` can only be reached from this machine.
+    static func isLocal(_ endpoint: String) -> Bool {
+        if endpoint.hasPrefix("ipc://") || endpoint.hasPrefix("inproc://") { return true }
+        guard endpoint.hasPrefix("tcp://") else { return false }
+        let address = endpoint.dropFirst("tcp://".count)
+        guard let colon = address.lastIndex(of: ":") else { return false }
+        let host = address[..<colon]
+        if host == "localhost" || host == "[::1]" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { part in
+            !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isNumber) && (Int(part) ?? 256) <= 255
+        }
+    }
+
+    /// Refuses a non-local `endpoint` when neither keys nor the insecure option are configured.
+    static func check(_ endpoint: String, option: String, config: BrokerConfig) throws(BrokerError) {
+        guard config.security == nil, !config.allowInsecureBind, !isLocal(endpoint) else { return }
+        throw BrokerError(description: "refusing to bind \(option) \(endpoint) without CURVE keys: anyone who reaches it could "
+            + "publish and read every stage. Bind a loopback address (tcp://127.0.0.1:PORT) or ipc://, "
+            + "configure keys (--security FILE, see docs/security.md), or pass \(insecureOption) to accept the risk")
+    }
+
+    /// Gives the socket file of a bound `ipc://` endpoint `mode` (abstract sockets have no file).
+    static func restrictIPC(_ boundEndpoint: String, mode: mode_t) throws(BrokerError) {
+        guard boundEndpoint.hasPrefix("ipc://") else { return }
+        let path = String(boundEndpoint.dropFirst("ipc://".count))
+        guard !path.hasPrefix("@") else { return }
+        if chmod(path, mode) != 0 {
+            throw BrokerError(description: "cannot chmod the ipc socket \(path) to 0\(String(mode, radix: 8)): \(String(cString: strerror(errno)))")
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import EventBusBroker
+import Foundation
+import Yams
+import ZeroMQ
+
+/// Reads a broker's security file (`--security FILE`, or `security:` in the `up` config):
+///
+/// ```yaml
+/// secret_key_file: broker.secret     # the broker's key (eventbus keygen), mode 0600
+/// clients:
+///   - name: chat-backend
+///     public_key_file: backend.pub   # or public_key: "<40 Z85 characters>"
+///     role: backend                  # backend | plugin:NAME | subscriber | admin
+///   - name: dashboard
+///     public_key: "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7"
+///     roles: [subscriber]
+/// ```
+///
+/// Relative paths are relative to the file's own folder.
+public enum SecurityConfigFile {
+    /// Loads and validates the security file at `path`.
+    public static func load(path: String) throws(PipelineError) -> SecurityConfig {
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+            throw PipelineError("cannot read security file \(path): \(error.localizedDescription)")
+        }
+        let node: Any?
+        do { node = try Yams.load(yaml: text) } catch {
+            throw PipelineError("security file \(path) is not valid YAML: \(error)")
+        }
+        guard let root = node as? [String: Any] else {
+            throw PipelineError("security file \(path): the top level must be a mapping")
+        }
+        let known: Set<String> = ["secret_key_file", "clients"]
+        if let unknown = root.keys.first(where: { !known.contains($0) }) {
+            throw PipelineError("security file \(path): unknown key \"\(unknown)\" (known: \(known.sorted().joined(separator: ", ")))")
+        }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        func resolve(_ file: String) -> String {
+            file.hasPrefix("/") ? file : folder.appendingPathComponent(file).path
+        }
+        guard let secretFile = root["secret_key_file"] as? String else {
+            throw PipelineError("security file \(path): secret_key_file (the broker's secret key file) is required")
+        }
+        let secretKey: String
+        do { secretKey = try CurveKeyFile.read(resolve(secretFile), secret: true) } catch {
+            throw PipelineError("security file \(path): \(error)")
+        }
+        var clients: [SecurityConfig.Client] = []
+        for (index, entry) in ((root["clients"] as? [Any]) ?? []).enumerated() {
+            let field = "clients[\(index)]"
+            guard let map = entry as? [String: Any], let name = map["name"] as? String else {
+                throw PipelineError("security file \(path): \(field) must be a mapping with a name")
+            }
+            let allowed: Set<String> = ["name", "public_key", "public_key_file", "role", "roles"]
+            if let unknown = map.keys.first(where: { !allowed.contains($0) }) {
+                throw PipelineError("security file \(path): \(field) has an unknown key \"\(unknown)\"")
+            }
+            let publicKey: String
+            if let key = map["public_key"] as? String {
+                publicKey = key
+            } else if let file = map["public_key_file"] as? String {
+                do { publicKey = try CurveKeyFile.read(resolve(file), secret: false) } catch {
+                    throw PipelineError("security file \(path): \(field): \(error)")
+                }
+            } else {
+                throw PipelineError("security file \(path): \(field) needs public_key or public_key_file")
+            }
+            let roleNames: [String]
+            if let role = map["role"] as? String {
+                roleNames = [role]
+            } else if let roles = map["roles"] as? [String] {
+                roleNames = roles
+            } else {
+                throw PipelineError("security file \(path): \(field) needs role (or roles)")
+            }
+            var roles: [Role] = []
+            for roleName in roleNames {
+                guard let role = Role(roleName) else {
+                    throw PipelineError("security file \(path): \(field): unknown role \"\(roleName)\" "
+                        + "(backend, plugin:NAME, subscriber, admin)")
+                }
+                roles.append(role)
+            }
+            clients.append(SecurityConfig.Client(name: name, publicKey: publicKey, roles: roles))
+        }
+        let config = SecurityConfig(secretKey: secretKey, clients: clients)
+        do { try config.validate() } catch { throw PipelineError("security file \(path): \(error)") }
+        return config
+    }
+}

@@ -1,0 +1,308 @@
+import EventBus
+import Foundation
+import Testing
+import ZeroMQ
+
+/// A real broker with CURVE keys and a pipeline `a,b`, and keys made by the
+/// real `eventbus keygen` for one client of each role plus a stranger.
+final class SecureBus: @unchecked Sendable {
+    static let names = ["broker", "backend", "plugin-a", "plugin-b", "subscriber", "admin", "stranger"]
+    let keys: URL
+    let pairs: [String: CurveKeyPair]
+    let broker: BrokerProcess
+    let context: Context
+
+    init(command: String? = nil, stream: String? = nil) throws {
+        keys = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-keys-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true)
+        var pairs: [String: CurveKeyPair] = [:]
+        for name in Self.names {
+            let prefix = keys.appendingPathComponent(name).path
+            let status = try Self.run(["keygen", "--out", prefix])
+            #expect(status.code == 0, "keygen failed: \(status.stderr)")
+            pairs[name] = try CurveKeyPair(secretKey: try CurveKeyFile.read(prefix + ".secret", secret: true))
+            #expect(try CurveKeyFile.read(prefix + ".pub", secret: false) == pairs[name]?.publicKey)
+        }
+        self.pairs = pairs
+        let yaml = """
+            # The broker's security file for the tests.
+            secret_key_file: broker.secret
+            clients:
+              - name: backend
+                public_key_file: backend.pub
+                role: backend
+              - name: plugin-a
+                public_key_file: plugin-a.pub
+                role: plugin:a
+              - name: plugin-b
+                public_key: "\(pairs["plugin-b"]!.publicKey)"
+                roles: [plugin:b]
+              - name: subscriber
+                public_key_file: subscriber.pub
+                role: subscriber
+              - name: admin
+                public_key_file: admin.pub
+                role: admin
+            """
+        try yaml.write(to: keys.appendingPathComponent("security.yaml"), atomically: true, encoding: .utf8)
+        context = try Context()
+        broker = try BrokerProcess(
+            arguments: ["--security", keys.appendingPathComponent("security.yaml").path, "--pipeline", "a,b",
+                        "--request-timeout-ms", "300", "--log-level", "warning"],
+            command: command, stream: stream,
+            probeKeys: try CurveClientKeys(secretKey: pairs["admin"]!.secretKey, serverKey: pairs["broker"]!.publicKey))
+        try broker.start(context: context)
+    }
+
+    deinit {
+        broker.terminate()
+        try? FileManager.default.removeItem(at: keys)
+    }
+
+    func clientKeys(_ name: String) throws -> CurveClientKeys {
+        try CurveClientKeys(secretKey: pairs[name]!.secretKey, serverKey: pairs["broker"]!.publicKey)
+    }
+
+    /// A DEALER on the command socket with `name`'s keys (`nil`: in the clear).
+    func peer(_ name: String?) throws -> Socket {
+        let socket = try Socket(context: context, type: .dealer)
+        try socket.setLinger(0)
+        try socket.setReceiveTimeout(3_000)
+        if let name { try clientKeys(name).apply(to: socket) }
+        try socket.connect(broker.commandEndpoint)
+        return socket
+    }
+
+    /// Runs `eventbus ARGS` and waits for it.
+    static func run(_ arguments: [String], timeout: TimeInterval = 30) throws -> (code: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BrokerProcess.binary)
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (process.terminationStatus, text)
+    }
+}
+
+/// What the verb got back: `OK`, an error code, or `none` when nothing came.
+func outcome(_ socket: Socket, _ frames: [String], events: [[UInt8]] = []) throws -> String {
+    try socket.send(frames.map { Array($0.utf8) } + events)
+    while let reply = try socket.receive() {
+        guard reply.count >= 3, reply[2] == Array(frames[2].utf8) else { continue }
+        let verb = String(decoding: reply[1], as: UTF8.self)
+        if verb == "ERR", reply.count >= 4 { return String(decoding: reply[3], as: UTF8.self) }
+        return verb
+    }
+    return "none"
+}
+
+func securityEvent(_ id: String, marker: String = "x") -> [UInt8] {
+    Array(#"{"specversion":"1.0","id":"\#(id)","source":"/security-test","type":"message.read","subject":"messaging:general","time":"2026-11-22T03:10:00.123Z","data":{"cid":"messaging:general","user_id":"bob","message_id":"\#(marker)"}}"#.utf8)
+}
+
+@Suite(.serialized) struct SecurityTests {
+    /// One row per (client, verb): whether the broker refuses it with `forbidden`.
+    struct Case: CustomStringConvertible {
+        let client: String
+        let frames: [String]
+        let forbidden: Bool
+        var description: String { "\(client) \(frames.dropFirst(3).joined(separator: " ")) \(frames[1])" }
+    }
+
+    static let verbs: [(name: String, frames: @Sendable (String) -> [String], allowed: Set<String>)] = [
+        ("PING", { ["EB1", "PING", $0] }, ["backend", "plugin-a", "plugin-b", "subscriber", "admin"]),
+        ("HELLO", { ["EB1", "HELLO", $0, #"{"name":"t"}"#] }, ["backend", "plugin-a", "plugin-b", "subscriber", "admin"]),
+        ("HELLO services", { ["EB1", "HELLO", $0, #"{"name":"t","services":["svc"]}"#] }, ["plugin-a", "plugin-b", "admin"]),
+        ("PUB in", { ["EB1", "PUB", $0, "in"] }, ["backend", "admin"]),
+        ("PUB a", { ["EB1", "PUB", $0, "a"] }, ["plugin-a", "admin"]),
+        ("PUB b", { ["EB1", "PUB", $0, "b"] }, ["admin"]),
+        ("PUB out", { ["EB1", "PUB", $0, "out"] }, ["plugin-b", "admin"]),
+        ("PUB diag", { ["EB1", "PUB", $0, "diag"] }, ["plugin-a", "plugin-b", "admin"]),
+        ("CONSUME in", { ["EB1", "CONSUME", $0, "c-\($0)-in", "latest", "10", "in/"] }, ["plugin-a", "admin"]),
+        ("CONSUME a", { ["EB1", "CONSUME", $0, "c-\($0)-a", "latest", "10", "a/"] }, ["plugin-b", "admin"]),
+        ("CONSUME out", { ["EB1", "CONSUME", $0, "c-\($0)-out", "latest", "10", "out/"] }, ["subscriber", "admin"]),
+        ("CONSUME diag", { ["EB1", "CONSUME", $0, "c-\($0)-diag", "latest", "10", "diag/"] }, ["subscriber", "admin"]),
+        ("CONSUME everything", { ["EB1", "CONSUME", $0, "c-\($0)-all", "latest", "10", ""] }, ["admin"]),
+        ("ACK", { ["EB1", "ACK", $0, "nobody", "1"] }, ["plugin-a", "plugin-b", "subscriber", "admin"]),
+        ("CANCEL", { ["EB1", "CANCEL", $0, "nobody"] }, ["plugin-a", "plugin-b", "subscriber", "admin"]),
+        ("REQ", { ["EB1", "REQ", $0, "receipts", #"{"op":"x"}"#] }, ["backend", "admin"]),
+        ("STATS", { ["EB1", "STATS", $0] }, ["admin"]),
+    ]
+
+    @Test func eachRoleCanDoExactlyItsActions() throws {
+        let bus = try SecureBus()
+        var forbiddenSeen = 0
+        for client in ["backend", "plugin-a", "plugin-b", "subscriber", "admin"] {
+            let socket = try bus.peer(client)
+            defer { socket.close() }
+            for (index, verb) in Self.verbs.enumerated() {
+                let frames = verb.frames(client)
+                let events = frames[1] == "PUB" ? [securityEvent("\(client)-\(index)")] : []
+                let got = try outcome(socket, frames, events: events)
+                let expectForbidden = !verb.allowed.contains(client)
+                if expectForbidden {
+                    forbiddenSeen += 1
+                    #expect(got == "forbidden", "\(client) \(verb.name): expected forbidden, got \(got)")
+                } else {
+                    // ACK and CANCEL of a consumer the peer does not have fail, but not as forbidden.
+                    #expect(got != "forbidden" && got != "none", "\(client) \(verb.name): expected allowed, got \(got)")
+                }
+            }
+        }
+        // The refusals are counted in STATS.
+        let admin = try bus.peer("admin")
+        defer { admin.close() }
+        try admin.send(["EB1", "STATS", "s"].map { Array($0.utf8) })
+        let stats = try #require(try admin.receive())
+        let json = try JSONParser.parse(stats[3])
+        #expect(json["forbidden"]?.doubleValue == Double(forbiddenSeen))
+    }
+
+    @Test func aForbiddenReplyNamesWhatWasRefused() throws {
+        let bus = try SecureBus()
+        let plugin = try bus.peer("plugin-a")
+        defer { plugin.close() }
+        try plugin.send(["EB1", "PUB", "p", "out"].map { Array($0.utf8) } + [securityEvent("x")])
+        let reply = try #require(try plugin.receive())
+        #expect(String(decoding: reply[3], as: UTF8.self) == "forbidden")
+        let text = String(decoding: reply[4], as: UTF8.self)
+        #expect(text.contains("PUB to stage out") && text.contains("plugin-a"), "\(text)")
+    }
+
+    @Test func anUnauthenticatedPeerAndAnUnknownKeyGetNoAnswer() throws {
+        let bus = try SecureBus()
+        for client in [nil, "stranger"] {
+            let socket = try bus.peer(client)
+            defer { socket.close() }
+            try socket.setReceiveTimeout(1_000)
+            _ = try socket.send(["EB1", "PING", "p"].map { Array($0.utf8) }, dontWait: true)
+            #expect(try socket.receive() == nil, "\(client ?? "clear-text peer") got an answer")
+        }
+        // A listed key on the same broker does get one: the silence above is the refusal.
+        let admin = try bus.peer("admin")
+        defer { admin.close() }
+        #expect(try outcome(admin, ["EB1", "PING", "p"]) == "OK")
+    }
+
+    @Test func aPluginsConsumerCannotBeTakenOverByAnotherClient() throws {
+        let bus = try SecureBus()
+        let plugin = try bus.peer("plugin-b")
+        defer { plugin.close() }
+        #expect(try outcome(plugin, ["EB1", "CONSUME", "1", "b-worker", "latest", "10", "a/"]) == "OK")
+        let other = try bus.peer("plugin-a")
+        defer { other.close() }
+        #expect(try outcome(other, ["EB1", "CONSUME", "2", "b-worker", "latest", "10", "in/"]) == "forbidden")
+    }
+
+    @Test func theStreamShowsASubscriberOnlyOutAndDiagAndOthersNothing() throws {
+        let bus = try SecureBus()
+        func subscriber(_ name: String, _ prefix: String) throws -> Socket {
+            let sub = try Socket(context: bus.context, type: .sub)
+            try sub.setLinger(0)
+            try sub.setReceiveTimeout(300)
+            try bus.clientKeys(name).apply(to: sub)
+            try sub.subscribe(Array(prefix.utf8))
+            try sub.connect(bus.broker.streamEndpoint)
+            return sub
+        }
+        let everything = try subscriber("subscriber", "")      // narrowed to out/ and diag/
+        let preFilter = try subscriber("subscriber", "in/")    // refused at the XPUB
+        let backend = try subscriber("backend", "")            // no stream rights at all
+        let admin = try subscriber("admin", "")
+        defer { for socket in [everything, preFilter, backend, admin] { socket.close() } }
+        let publisher = try bus.peer("admin")
+        defer { publisher.close() }
+        // Publish to out and diag until the subscriptions are in place.
+        var got: [String: Set<String>] = [:]
+        for round in 0..<30 where got["everything", default: []].count < 2 || got["admin", default: []].count < 2 {
+            for stage in ["in", "a", "out", "diag"] {
+                #expect(try outcome(publisher, ["EB1", "PUB", "p\(round)\(stage)", stage], events: [securityEvent("\(round)-\(stage)")]) == "OK")
+            }
+            for (name, socket) in [("everything", everything), ("preFilter", preFilter), ("backend", backend), ("admin", admin)] {
+                while let frames = try socket.receive() {
+                    got[name, default: []].insert(String(String(decoding: frames[0], as: UTF8.self).prefix { $0 != "/" }))
+                }
+            }
+        }
+        #expect(got["everything"] == ["out", "diag"])
+        #expect(got["admin"] == ["out", "diag"])
+        #expect(got["preFilter"] == nil)
+        #expect(got["backend"] == nil)
+        // The refused subscriptions are counted: "in/" of the subscriber, "" of the backend.
+        try publisher.send(["EB1", "STATS", "s"].map { Array($0.utf8) })
+        let stats = try #require(try publisher.receive())
+        #expect(try JSONParser.parse(stats[3])["forbidden"]?.doubleValue == 2)
+    }
+
+    @Test func keygenWritesAPrivateSecretAndAPublicKey() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-keygen-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let prefix = directory.appendingPathComponent("k").path
+        #expect(try SecureBus.run(["keygen", "--out", prefix]).code == 0)
+        let secretMode = try FileManager.default.attributesOfItem(atPath: prefix + ".secret")[.posixPermissions] as? Int
+        let publicMode = try FileManager.default.attributesOfItem(atPath: prefix + ".pub")[.posixPermissions] as? Int
+        #expect(secretMode == 0o600)
+        #expect(publicMode == 0o644)
+        let pair = try CurveKeyPair(secretKey: try CurveKeyFile.read(prefix + ".secret", secret: true))
+        #expect(try CurveKeyFile.read(prefix + ".pub", secret: false) == pair.publicKey)
+        // It does not overwrite a key by accident.
+        let again = try SecureBus.run(["keygen", "--out", prefix])
+        #expect(again.code != 0 && again.stderr.contains("--force"))
+    }
+
+    @Test func withoutKeysTheBrokerRefusesANonLoopbackBind() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-bind-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for endpoint in ["tcp://0.0.0.0:0", "tcp://*:0"] {
+            let result = try SecureBus.run(["broker", "--data-dir", directory.path, "--command", endpoint,
+                                            "--stream", "ipc://\(directory.path)-stream.sock"], timeout: 20)
+            #expect(result.code != 0)
+            #expect(result.stderr.contains("--allow-insecure-bind") && result.stderr.contains(endpoint), "\(result.stderr)")
+        }
+    }
+
+    @Test func aBadSecurityFileStopsTheBrokerNamingWhatIsWrong() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-badsec-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func start(_ security: String) throws -> (code: Int32, stderr: String) {
+            try SecureBus.run(["broker", "--data-dir", directory.path + "/data", "--security", security,
+                               "--command", "ipc://\(directory.path)/c.sock", "--stream", "ipc://\(directory.path)/s.sock"], timeout: 20)
+        }
+        let missing = try start(directory.path + "/nowhere.yaml")
+        #expect(missing.code != 0 && missing.stderr.contains("nowhere.yaml"), "\(missing.stderr)")
+
+        #expect(try SecureBus.run(["keygen", "--out", directory.path + "/broker"]).code == 0)
+        chmod(directory.path + "/broker.secret", 0o644)
+        let file = directory.appendingPathComponent("security.yaml")
+        try "secret_key_file: broker.secret\n".write(to: file, atomically: true, encoding: .utf8)
+        let readable = try start(file.path)
+        #expect(readable.code != 0 && readable.stderr.contains("chmod 600"), "\(readable.stderr)")
+
+        chmod(directory.path + "/broker.secret", 0o600)
+        try "secret_key_file: broker.secret\nclients:\n  - name: x\n    public_key: \"short\"\n    role: wizard\n"
+            .write(to: file, atomically: true, encoding: .utf8)
+        let badRole = try start(file.path)
+        #expect(badRole.code != 0 && badRole.stderr.contains("unknown role \"wizard\""), "\(badRole.stderr)")
+    }
+
+    @Test func ipcSocketFilesArePrivateToTheBrokersUser() throws {
+        let context = try Context()
+        let broker = try BrokerProcess(arguments: ["--log-level", "warning"])
+        try broker.start(context: context)
+        defer { broker.terminate() }
+        for endpoint in [broker.commandEndpoint, broker.streamEndpoint] {
+            var status = stat()
+            #expect(stat(String(endpoint.dropFirst("ipc://".count)), &status) == 0)
+            #expect(status.st_mode & 0o777 == 0o600, "\(endpoint) has mode \(String(status.st_mode & 0o777, radix: 8))")
+        }
+    }
+}

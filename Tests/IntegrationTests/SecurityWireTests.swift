@@ -1,0 +1,130 @@
+import EventBus
+import Foundation
+import Testing
+import ZeroMQ
+
+/// With CURVE on, an event's JSON never crosses loopback in clear; with it
+/// off (the control, proving the check can fail) it does.
+@Suite(.serialized) struct SecurityWireTests {
+    /// Captures loopback TCP on `ports` with tcpdump until `stop()`.
+    final class Capture {
+        let file: URL
+        let process = Process()
+        private let log: URL
+
+        init(ports: [Int]) throws {
+            let stem = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-wire-\(UUID().uuidString.prefix(8))")
+            file = stem.appendingPathExtension("pcap")
+            log = stem.appendingPathExtension("log")
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            let tcpdump = ["/usr/bin/tcpdump", "/usr/sbin/tcpdump", "/sbin/tcpdump"].first { FileManager.default.isExecutableFile(atPath: $0) }
+            process.executableURL = URL(fileURLWithPath: try #require(tcpdump, "tcpdump is not installed (scripts/ensure-deps.sh --test installs it)"))
+            process.arguments = ["-i", "lo", "-U", "-s", "0", "-w", file.path] + ports.map { "tcp port \($0)" }.joined(separator: " or ").split(separator: " ").map(String.init)
+            process.standardError = try FileHandle(forWritingTo: log)
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline, process.isRunning, !((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("listening on") {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            guard process.isRunning else { throw ProcessError("tcpdump exited: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")") }
+        }
+
+        /// Stops tcpdump and returns what it captured.
+        func stop() throws -> [UInt8] {
+            // Let tcpdump catch up (the machine may be loaded): wait until the
+            // file has stopped growing for half a second.
+            var size = -1, stableSince = Date()
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline {
+                let now = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
+                if now != size { (size, stableSince) = (now, Date()) }
+                if size > 24 && Date().timeIntervalSince(stableSince) > 0.5 { break }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            // With -U every packet is written as it arrives. SIGKILL, because the
+            // child inherits the test thread's blocked signals (SIGINT, SIGTERM).
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            defer {
+                try? FileManager.default.removeItem(at: file)
+                try? FileManager.default.removeItem(at: log)
+            }
+            return Array(try Data(contentsOf: file))
+        }
+    }
+
+    static func freePorts(_ count: Int) throws -> [Int] {
+        let context = try Context()
+        var sockets: [Socket] = []
+        defer { for socket in sockets { socket.close() } }
+        return try (0..<count).map { _ in
+            let socket = try Socket(context: context, type: .router)
+            try socket.bind("tcp://127.0.0.1:*")
+            sockets.append(socket)
+            return Int(try socket.lastEndpoint.split(separator: ":").last.map(String.init) ?? "") ?? 0
+        }
+    }
+
+    /// Publishes one event carrying `marker` to `in` and one to `out`, and reads the `out` one from the stream.
+    static func publish(marker: String, command: Socket, stream: Socket) throws {
+        for round in 0..<40 {
+            for stage in ["in", "out"] {
+                #expect(try outcome(command, ["EB1", "PUB", "w\(round)\(stage)", stage],
+                                    events: [securityEvent("wire-\(round)-\(stage)", marker: marker)]) == "OK")
+            }
+            if let frames = try stream.receive(), String(decoding: frames[2], as: UTF8.self).contains(marker) { return }
+        }
+        Issue.record("the event never reached the stream")
+    }
+
+    static func contains(_ haystack: [UInt8], _ needle: String) -> Bool {
+        let needle = Array(needle.utf8)
+        guard haystack.count >= needle.count else { return false }
+        return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
+    }
+
+    @Test func withCurveNoEventJSONCrossesTheWireInClear() throws {
+        let ports = try Self.freePorts(2)
+        let capture = try Capture(ports: ports)
+        let bus = try SecureBus(command: "tcp://127.0.0.1:\(ports[0])", stream: "tcp://127.0.0.1:\(ports[1])")
+        let command = try bus.peer("admin")
+        let stream = try Socket(context: bus.context, type: .sub)
+        defer { command.close(); stream.close() }
+        try stream.setLinger(0)
+        try stream.setReceiveTimeout(200)
+        try bus.clientKeys("admin").apply(to: stream)
+        try stream.subscribe([])
+        try stream.connect(bus.broker.streamEndpoint)
+        let marker = "wire-marker-\(UUID().uuidString)"
+        try Self.publish(marker: marker, command: command, stream: stream)
+        let bytes = try capture.stop()
+        #expect(Self.contains(bytes, "CURVE"), "the capture did not see the connections (\(bytes.count) bytes)")
+        #expect(!Self.contains(bytes, marker), "the event's marker crossed the wire in clear")
+        #expect(!Self.contains(bytes, "messaging:general"))
+    }
+
+    @Test func withoutCurveTheSameCheckSeesTheJSON() throws {
+        let ports = try Self.freePorts(2)
+        let capture = try Capture(ports: ports)
+        let context = try Context()
+        let broker = try BrokerProcess(arguments: ["--log-level", "warning"],
+                                       command: "tcp://127.0.0.1:\(ports[0])", stream: "tcp://127.0.0.1:\(ports[1])")
+        try broker.start(context: context)
+        defer { broker.terminate() }
+        let command = try Socket(context: context, type: .dealer)
+        let stream = try Socket(context: context, type: .sub)
+        defer { command.close(); stream.close() }
+        try command.setLinger(0)
+        try command.setReceiveTimeout(3_000)
+        try command.connect(broker.commandEndpoint)
+        try stream.setLinger(0)
+        try stream.setReceiveTimeout(200)
+        try stream.subscribe([])
+        try stream.connect(broker.streamEndpoint)
+        let marker = "wire-marker-\(UUID().uuidString)"
+        try Self.publish(marker: marker, command: command, stream: stream)
+        let bytes = try capture.stop()
+        #expect(Self.contains(bytes, marker), "the control capture did not see the event in clear (\(bytes.count) bytes)")
+    }
+}
