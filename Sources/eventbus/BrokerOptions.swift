@@ -1,6 +1,7 @@
 import ArgumentParser
 import EventBus
 import EventBusBroker
+import EventBusMetrics
 import EventBusSupervisor
 import Logging
 
@@ -44,6 +45,11 @@ struct BrokerOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Memory for the newest events, served to consumers without a log read (default 64).", valueName: "MB"))
     var cacheMb: Int?
 
+    @Option(help: ArgumentHelp(
+        "Serve Prometheus metrics over HTTP at http://ADDR/metrics (loopback only, e.g. 127.0.0.1:9464; port 0 picks one).",
+        valueName: "ADDR"))
+    var metrics: String?
+
     @Option(help: "Log level on stderr (trace, debug, info, notice, warning, error, critical).")
     var logLevel: Logger.Level = .info
 
@@ -54,6 +60,9 @@ struct BrokerOptions: ParsableArguments {
         if let cacheMb, cacheMb <= 0 { throw ValidationError("--cache-mb must be positive") }
         if maxEventBytes <= 0 { throw ValidationError("--max-event-bytes must be positive") }
         if requestTimeoutMs <= 0 { throw ValidationError("--request-timeout-ms must be positive") }
+        if let metrics {
+            do { _ = try MetricsAddress(parsing: metrics) } catch { throw ValidationError(error.description) }
+        }
         if let pipeline {
             do { _ = try Pipeline.parse(list: pipeline, pluginDirectory: nil) } catch { throw ValidationError(error.description) }
         }
@@ -77,6 +86,19 @@ struct BrokerOptions: ParsableArguments {
         config.requestTimeoutMilliseconds = requestTimeoutMs
         if let cacheMb { config.cacheBytes = cacheMb * 1024 * 1024 }
         return config
+    }
+
+    /// Bootstraps swift-metrics with Prometheus and serves it when `--metrics` is given.
+    func startMetrics(logger: Logger) throws -> MetricsServer? {
+        guard let metrics else { return nil }
+        do {
+            let server = try MetricsServer(address: try MetricsAddress(parsing: metrics),
+                                           registry: MetricsBootstrap.prometheus(), logger: logger)
+            server.start()
+            return server
+        } catch {
+            throw Output.fail("cannot serve metrics: \(error)")
+        }
     }
 }
 

@@ -56,6 +56,8 @@ struct UpCommand: AsyncParsableCommand {
             throw Output.fail("cannot start the broker (command \(brokerConfig.commandEndpoint), stream \(brokerConfig.streamEndpoint), "
                 + "data dir \(brokerConfig.dataDirectory)): \(error)")
         }
+        let metrics = try options.startMetrics(logger: logger)
+        defer { metrics?.stop() }
         logger.info("stages: \((["in"] + pipeline.names + ["out"]).joined(separator: " -> "))")
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: SupervisorService(supervisor: supervisor))],
