@@ -74,12 +74,13 @@ public enum PluginMain {
         let logger = Logger(label: "eventbus.plugin.\(probe.name)")
         do {
             let configuration = try PluginConfiguration.parse(arguments, defaultName: probe.name, flags: flags)
-            let plugin = make(configuration)
+            // Metrics first: instruments the plugin creates bind to the backend installed then.
             let metrics = try configuration.metricsAddress.map { address throws(MetricsServerError) in
                 try MetricsServer(address: MetricsAddress(parsing: address), registry: MetricsBootstrap.prometheus(), logger: logger)
             }
             metrics?.start()
             defer { metrics?.stop() }
+            let plugin = make(configuration)
             let runner = try PluginRunner(plugin: plugin, configuration: configuration, logger: logger)
             let group = ServiceGroup(configuration: .init(
                 services: [.init(service: PluginService(runner: runner), successTerminationBehavior: .gracefullyShutdownGroup)],
