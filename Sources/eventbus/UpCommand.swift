@@ -49,6 +49,9 @@ struct UpCommand: AsyncParsableCommand {
         guard let pipeline else { throw Output.fail("no pipeline") }
         var brokerConfig = try options.config(base: base)
         brokerConfig.pipeline = pipeline.names
+        // Before the broker exists: its instruments bind to the backend installed now.
+        let metrics = try options.startMetrics(logger: logger)
+        defer { metrics?.stop() }
         let supervisor: Supervisor
         do {
             supervisor = try Supervisor(config: SupervisorConfig(broker: brokerConfig, pipeline: pipeline), logger: logger)
@@ -56,8 +59,6 @@ struct UpCommand: AsyncParsableCommand {
             throw Output.fail("cannot start the broker (command \(brokerConfig.commandEndpoint), stream \(brokerConfig.streamEndpoint), "
                 + "data dir \(brokerConfig.dataDirectory)): \(error)")
         }
-        let metrics = try options.startMetrics(logger: logger)
-        defer { metrics?.stop() }
         logger.info("stages: \((["in"] + pipeline.names + ["out"]).joined(separator: " -> "))")
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: SupervisorService(supervisor: supervisor))],

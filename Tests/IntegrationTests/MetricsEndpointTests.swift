@@ -166,4 +166,49 @@ import ZeroMQ
         #expect(metrics[#"eventbus_plugin_events_in_total{plugin="read-privacy"}"#] == 4)
         #expect(metrics[#"eventbus_plugin_events_out_total{plugin="read-privacy",stage="diag"}"#] == 2)
     }
+
+    /// docs/operations.md's metrics configuration, run as written under `eventbus up`:
+    /// the broker and each plugin serve their own endpoint.
+    @Test func theDocumentedUpConfigurationServesTheBrokerAndEachPlugin() throws {
+        let sample = try #require(try PluginGuideTests.blocks("yaml", in: "docs/operations.md").first { $0.contains("--metrics") })
+        let ports = sample.matches(of: /127\.0\.0\.1:([0-9]+)/).map { String($0.output.1) }
+        #expect(ports.count == 2)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-metrics-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("eventbus.yaml")
+        try sample.write(to: config, atomically: true, encoding: .utf8)
+        let stderr = directory.appendingPathComponent("up.stderr")
+        _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BrokerProcess.binary)
+        process.arguments = ["up", "--config", config.path, "--data-dir", directory.appendingPathComponent("data").path,
+                             "--command", "ipc://\(directory.path)/command.sock", "--stream", "ipc://\(directory.path)/stream.sock",
+                             "--metrics", "127.0.0.1:0"]
+        process.standardError = try FileHandle(forWritingTo: stderr)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+        }
+        func log() -> String { (try? String(contentsOf: stderr, encoding: .utf8)) ?? "" }
+        var broker: Substring?
+        var plugins: [String: Bool] = [:]
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline && (broker == nil || plugins.count < 2) {
+            broker = log().firstMatch(of: /metrics\.address=(127\.0\.0\.1:[0-9]+)/)?.output.1
+            for port in ports where plugins[port] == nil {
+                if let text = try? Self.curl("http://127.0.0.1:\(port)/metrics"), text.contains("eventbus_plugin_applied_seq") {
+                    plugins[port] = true
+                }
+            }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        #expect(plugins.count == 2, "plugin endpoints \(ports) did not serve: \(log())")
+        let address = try #require(broker, "the broker did not log its metrics address: \(log())")
+        let samples = try Self.samples(try Self.curl("http://\(address)/metrics"))
+        #expect(samples["eventbus_log_head_seq"] != nil)
+    }
 }
