@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -51,6 +53,16 @@ let package = Package(
                 "ZeroMQ",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "EventBusMetrics",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strict
         ),
@@ -62,6 +74,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                "EventBusMetrics",
             ],
             swiftSettings: strict
         ),
@@ -82,6 +96,7 @@ let package = Package(
                 "EventBus",
                 "EventBusBroker",
                 "EventBusSupervisor",
+                "EventBusMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -108,7 +123,11 @@ let package = Package(
         ),
         .target(
             name: "PrivacyFilter",
-            dependencies: ["EventBus", "EventBusPlugin", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "EventBus", "EventBusPlugin",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
             path: "plugins/PrivacyFilter",
             swiftSettings: strict
         ),
@@ -171,6 +190,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: strict),
+        .testTarget(name: "EventBusMetricsTests", dependencies: ["EventBusMetrics", .product(name: "Prometheus", package: "swift-prometheus")], swiftSettings: strict),
         .testTarget(name: "EventBusTests", dependencies: ["EventBus", "EventBusFuzzing"], swiftSettings: strict),
         .testTarget(
             name: "EventBusBrokerTests",

@@ -32,6 +32,8 @@ public struct PluginConfiguration: Sendable {
     /// reads them from the environment (`EVENTBUS_SECRET_KEY`, `EVENTBUS_SERVER_KEY`,
     /// as `eventbus up` sets them), never from the command line.
     public var curve: CurveClientKeys?
+    /// Where to serve Prometheus metrics (`--metrics 127.0.0.1:9465`); none when nil.
+    public var metricsAddress: String?
 
     /// A configuration with the given stages and defaults for the rest.
     public init(name: String, inputStage: String = Stage.in, outputStage: String = Stage.out,
@@ -43,8 +45,8 @@ public struct PluginConfiguration: Sendable {
         self.dataDirectory = dataDirectory
     }
 
-    /// Reads `--name N --input S --output S --command EP --data-dir DIR --batch N --credit N`
-    /// and the plugin's own boolean `flags`.
+    /// Reads `--name N --input S --output S --command EP --data-dir DIR --batch N --credit N
+    /// --metrics ADDR` and the plugin's own boolean `flags`.
     ///
     /// Every option has a default: the plugin's own name, `in`, `out`, the
     /// default endpoint and `.eventbus/plugins/<name>`.
@@ -59,7 +61,7 @@ public struct PluginConfiguration: Sendable {
         var values: [String: String] = [:]
         var given: Set<String> = []
         var index = 0
-        let known: Set<String> = ["--name", "--input", "--output", "--command", "--data-dir", "--batch", "--credit", "--log-level"]
+        let known: Set<String> = ["--name", "--input", "--output", "--command", "--data-dir", "--batch", "--credit", "--log-level", "--metrics"]
         while index < arguments.count {
             let option = arguments[index]
             if flags.contains(option) {
@@ -92,6 +94,7 @@ public struct PluginConfiguration: Sendable {
         configuration.credit = max(configuration.credit, configuration.batchSize)
         configuration.flags = given
         do { configuration.curve = try CurveClientKeys.fromEnvironment() } catch { throw PluginError(error.description) }
+        configuration.metricsAddress = values["--metrics"]
         return configuration
     }
 }

@@ -36,6 +36,7 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
     private var output: PluginOutput
     private var awaiting: Set<[UInt8]> = []
     private var replies: [[UInt8]: [[UInt8]]] = [:]
+    private let metrics: PluginMetrics
 
     /// Prepares a runner; nothing connects until ``run()``.
     ///
@@ -56,6 +57,7 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
         context = try Context()
         state = plugin.initialState()
         output = PluginOutput(plugin: configuration.name)
+        metrics = PluginMetrics(plugin: configuration.name, outputStage: configuration.outputStage)
     }
 
     /// Asks ``run()`` to finish the batch in hand, commit, and return. Safe from any thread.
@@ -80,6 +82,7 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
                 try whenIdle()
                 continue
             }
+            let started = ContinuousClock.now
             output.removeAll()
             for event in batch {
                 output.begin(event.seq)
@@ -88,6 +91,8 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
             }
             try publish([(configuration.outputStage, output.forward), (Stage.diag, output.diagnostics)])
             try send(.ack, [Array(configuration.name.utf8), Array(String(appliedSeq).utf8)])
+            metrics.batch(count: batch.count, forwarded: output.forward.count, diagnostics: output.diagnostics.count,
+                          seq: appliedSeq, nanoseconds: Self.nanoseconds(since: started))
             eventsSinceSnapshot += batch.count
             try commitIfDue(force: false)
         }
@@ -110,10 +115,17 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
         let due = eventsSinceSnapshot >= configuration.snapshotEveryEvents
             || ContinuousClock.now - lastSnapshot >= .seconds(configuration.snapshotIntervalSeconds)
         guard force || due else { return }
+        let started = ContinuousClock.now
         try store.save(snapshot: state.snapshot(), seq: appliedSeq)
+        metrics.snapshotted(nanoseconds: Self.nanoseconds(since: started))
         committedSeq = appliedSeq
         eventsSinceSnapshot = 0
         lastSnapshot = .now
+    }
+
+    private static func nanoseconds(since start: ContinuousClock.Instant) -> UInt64 {
+        let elapsed = (ContinuousClock.now - start).components
+        return UInt64(max(0, elapsed.seconds)) * 1_000_000_000 + UInt64(max(0, elapsed.attoseconds) / 1_000_000_000)
     }
 
     // MARK: Connection

@@ -1,3 +1,4 @@
+import EventBusMetrics
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -38,7 +39,7 @@ public struct PluginService<P: Plugin>: Service {
 /// ```
 ///
 /// It reads `--name --input --output --command --data-dir --batch --credit
-/// --log-level` (``PluginConfiguration/parse(_:defaultName:)``), logs to
+/// --log-level --metrics` (``PluginConfiguration/parse(_:defaultName:)``), logs to
 /// standard error, and stops cleanly on SIGTERM or SIGINT with exit status 0.
 public enum PluginMain {
     /// Runs `plugin` until a signal, then exits; exits 1 on a fatal error, 2 on bad arguments.
@@ -73,6 +74,12 @@ public enum PluginMain {
         let logger = Logger(label: "eventbus.plugin.\(probe.name)")
         do {
             let configuration = try PluginConfiguration.parse(arguments, defaultName: probe.name, flags: flags)
+            // Metrics first: instruments the plugin creates bind to the backend installed then.
+            let metrics = try configuration.metricsAddress.map { address throws(MetricsServerError) in
+                try MetricsServer(address: MetricsAddress(parsing: address), registry: MetricsBootstrap.prometheus(), logger: logger)
+            }
+            metrics?.start()
+            defer { metrics?.stop() }
             let plugin = make(configuration)
             let runner = try PluginRunner(plugin: plugin, configuration: configuration, logger: logger)
             let group = ServiceGroup(configuration: .init(
@@ -81,6 +88,9 @@ public enum PluginMain {
                 logger: logger))
             try await group.run()
             exit(0)
+        } catch let error as MetricsServerError {
+            logger.critical("plugin failed", metadata: ["error.type": "\(error)"])
+            exit(2)
         } catch let error as PluginError {
             logger.critical("plugin failed", metadata: ["error.type": "\(error)"])
             exit(error.description.hasPrefix("unknown option") || error.description.contains("must be") ? 2 : 1)

@@ -12,6 +12,8 @@ struct BrokerCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = CLILogging.logger("eventbus.broker", level: options.logLevel)
         let config = try options.config()
+        let metrics = try options.startMetrics(logger: logger)
+        defer { metrics?.stop() }
         try await BrokerService.serve(config: config, logger: logger) { broker in
             logger.info("broker serving: command \(broker.commandEndpoint), stream \(broker.streamEndpoint)", metadata: [
                 "bus.command": "\(broker.commandEndpoint)", "bus.stream": "\(broker.streamEndpoint)",

@@ -1,6 +1,7 @@
 import ArgumentParser
 import EventBus
 import EventBusBroker
+import EventBusMetrics
 import EventBusSupervisor
 import Logging
 
@@ -50,6 +51,11 @@ struct BrokerOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Messages queued to or from one command peer before its replies are dropped or its input waits (default 100000).", valueName: "N"))
     var peerHwm: Int32?
 
+    @Option(help: ArgumentHelp(
+        "Serve Prometheus metrics over HTTP at http://ADDR/metrics (loopback only, e.g. 127.0.0.1:9464; port 0 picks one).",
+        valueName: "ADDR"))
+    var metrics: String?
+
     @Option(help: "Log level on stderr (trace, debug, info, notice, warning, error, critical).")
     var logLevel: Logger.Level = .info
 
@@ -70,6 +76,9 @@ struct BrokerOptions: ParsableArguments {
         if let peerHwm, peerHwm <= 0 { throw ValidationError("--peer-hwm must be positive") }
         if maxEventBytes <= 0 { throw ValidationError("--max-event-bytes must be positive") }
         if requestTimeoutMs <= 0 { throw ValidationError("--request-timeout-ms must be positive") }
+        if let metrics {
+            do { _ = try MetricsAddress(parsing: metrics) } catch { throw ValidationError(error.description) }
+        }
         if let pipeline {
             do { _ = try Pipeline.parse(list: pipeline, pluginDirectory: nil) } catch { throw ValidationError(error.description) }
         }
@@ -99,6 +108,19 @@ struct BrokerOptions: ParsableArguments {
         }
         if allowInsecureBind { config.allowInsecureBind = true }
         return config
+    }
+
+    /// Bootstraps swift-metrics with Prometheus and serves it when `--metrics` is given.
+    func startMetrics(logger: Logger) throws -> MetricsServer? {
+        guard let metrics else { return nil }
+        do {
+            let server = try MetricsServer(address: try MetricsAddress(parsing: metrics),
+                                           registry: MetricsBootstrap.prometheus(), logger: logger)
+            server.start()
+            return server
+        } catch {
+            throw Output.fail("cannot serve metrics: \(error)")
+        }
     }
 }
 

@@ -49,6 +49,9 @@ struct UpCommand: AsyncParsableCommand {
         guard let pipeline else { throw Output.fail("no pipeline") }
         var brokerConfig = try options.config(base: base)
         brokerConfig.pipeline = pipeline.names
+        // Before the broker exists: its instruments bind to the backend installed now.
+        let metrics = try options.startMetrics(logger: logger)
+        defer { metrics?.stop() }
         let supervisor: Supervisor
         do {
             supervisor = try Supervisor(config: SupervisorConfig(broker: brokerConfig, pipeline: pipeline), logger: logger)

@@ -9,8 +9,8 @@ import Testing
 @Suite struct PluginGuideTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static func blocks(_ language: String) throws -> [String] {
-        let text = try String(contentsOf: root.appendingPathComponent("docs/plugins.md"), encoding: .utf8)
+    static func blocks(_ language: String, in document: String = "docs/plugins.md") throws -> [String] {
+        let text = try String(contentsOf: root.appendingPathComponent(document), encoding: .utf8)
         var blocks: [String] = [], current: [String]?
         for line in text.components(separatedBy: "\n") {
             if current == nil, line == "```\(language)" {

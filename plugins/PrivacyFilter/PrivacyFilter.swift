@@ -1,3 +1,4 @@
+import CoreMetrics
 import EventBus
 import EventBusPlugin
 import Logging
@@ -28,6 +29,8 @@ public struct PrivacyFilter: Plugin {
     /// The plugin name (the policy's name).
     public var name: String { policy.name }
     private let reporter: SuppressionReporter
+    /// `eventbus_privacy_suppressed_total{policy, reason}` (swift-metrics).
+    private let suppressions: [SuppressionReason: Counter]
 
     /// A filter for `policy`.
     ///
@@ -40,6 +43,10 @@ public struct PrivacyFilter: Plugin {
         self.policy = policy
         self.reciprocity = reciprocity && policy == .read
         reporter = SuppressionReporter(policy: policy, logger: logger ?? Logger(label: "eventbus.plugin.\(policy.name)"))
+        suppressions = Dictionary(uniqueKeysWithValues: SuppressionReason.allCases.map { reason in
+            (reason, Counter(label: "eventbus_privacy_suppressed_total",
+                             dimensions: [("policy", policy.name), ("reason", reason.rawValue)]))
+        })
     }
 
     /// Starts with everything enabled.
@@ -71,6 +78,7 @@ public struct PrivacyFilter: Plugin {
                 return
             }
             state.count(reason)
+            suppressions[reason]?.increment()
             output.emit(type: EventType.receiptSuppressed.rawValue, subject: String(event.subject),
                         data: Self.auditRecord(seq: event.seq, type: String(event.type), reason: reason, policy: policy),
                         time: envelope.time, to: .diag)

@@ -113,6 +113,8 @@ extension BrokerCore {
     private func pump(_ consumer: ConsumerState) {
         guard let peer = consumer.peer else { return }
         let name = Array(consumer.name.utf8)
+        var sent = 0
+        defer { metrics.delivered(sent, consumer: consumer.name) }
         while consumer.inFlight.count < consumer.credit && consumer.nextSeq <= visibleSeq {
             guard let seq = nextCandidate(for: consumer), seq <= visibleSeq else {
                 consumer.nextSeq = visibleSeq + 1
@@ -133,6 +135,7 @@ extension BrokerCore {
                 return
             }
             consumer.inFlight.append(seq)
+            sent += 1
         }
     }
 

@@ -96,6 +96,7 @@ extension BrokerCore {
             }
         }
         statistics.dedupHits += hits
+        metrics.dedup(hits)
         let seqs = answers.map { answer in
             switch answer {
             case .appended(let offset): first + UInt64(offset)

@@ -38,8 +38,9 @@ extension BrokerCore {
         let record = PendingRecord(topic: Topic.make(stage: "in", subject: service, type: EventType.query.rawValue),
                                    source: Array("/eventbus/broker".utf8), id: Array("query:\(token)".utf8), event: event)
         _ = try append([record], timestamp: now)
+        let started = Clock.monotonicMilliseconds()
         requests.add(.init(peer: message.peer, correlation: message.correlation, service: service,
-                           deadline: Clock.monotonicMilliseconds() + UInt64(config.requestTimeoutMilliseconds)),
+                           started: started, deadline: started + UInt64(config.requestTimeoutMilliseconds)),
                      token: token)
     }
 
@@ -56,7 +57,11 @@ extension BrokerCore {
         // A reply to another run's request, or one that already timed out.
         guard let request = requests.remove(token) else { return }
         let data = event["data"]
-        if case .object? = data?["error"], let error = data?["error"] {
+        let failed: Bool
+        if case .object? = data?["error"] { failed = true } else { failed = false }
+        metrics.request(service: request.service, outcome: failed ? "error" : "ok",
+                        milliseconds: Clock.monotonicMilliseconds() - request.started)
+        if failed, let error = data?["error"] {
             var code = ErrorCode.badRequest
             if case .string(let wire)? = error["code"], let known = ErrorCode(rawValue: wire) { code = known }
             var text = "the service refused the request"
@@ -73,6 +78,8 @@ extension BrokerCore {
         guard let event = try? JSONParser.parse(record.event),
               case .string(let token)? = event["replyto"],
               let request = requests.remove(token) else { return }
+        metrics.request(service: request.service, outcome: "unknown_service",
+                        milliseconds: Clock.monotonicMilliseconds() - request.started)
         sendError(to: request.peer, correlation: request.correlation,
                   BusError(.unknownService, "no stage of the pipeline answers service \(request.service)"))
     }

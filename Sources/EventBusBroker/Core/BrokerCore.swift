@@ -39,6 +39,7 @@ final class BrokerCore {
     var requests = PendingRequests()
     var services: Set<String>
     var statistics = BrokerStatistics()
+    var metrics = BrokerMetrics()
 
     /// PUBs appended and not yet answered.
     var unconfirmed: [PendingConfirm] = []
@@ -61,6 +62,7 @@ final class BrokerCore {
         var retention: UInt64 = 0
         var requests: UInt64 = 0
         var dedup: UInt64 = 0
+        var metrics: UInt64 = 0
     }
 
     init(config: BrokerConfig, logger: Logger) throws {
@@ -223,7 +225,9 @@ final class BrokerCore {
         guard !staged.isEmpty || !unconfirmed.isEmpty else { return }
         if config.fsync == .always {
             do {
+                let started = Clock.monotonicNanoseconds()
                 try log.sync()
+                metrics.fsynced(nanoseconds: Clock.monotonicNanoseconds() - started)
                 timers.sync = Clock.monotonicMilliseconds()
             } catch {
                 // After a failed fsync the kernel may have dropped the dirty pages:
@@ -242,8 +246,18 @@ final class BrokerCore {
         }
         let records = staged
         staged.removeAll(keepingCapacity: true)
+        // Stages come in runs (a PUB batch is one stage): count runs, not events.
+        var runStage = ""
+        var runCount = 0
+        defer { metrics.appended(runCount, stage: runStage) }
         for record in records {
             let stage = record.stage
+            if stage != runStage {
+                metrics.appended(runCount, stage: runStage)
+                runStage = stage
+                runCount = 0
+            }
+            runCount += 1
             indexRecord(record, stage: stage)
             cache.append(record)
             statistics.published[stage, default: 0] += 1
@@ -296,6 +310,7 @@ final class BrokerCore {
 
     func sendError(to peer: [UInt8], correlation: [UInt8], _ error: BusError) {
         statistics.rejected[error.code, default: 0] += 1
+        metrics.rejected(error.code)
         logger.debug("refused", metadata: ["bus.code": "\(error.code.wire)", "bus.message": "\(error.message)"])
         send(to: peer, [WireProtocol.signature, Verb.err.bytes, correlation, Array(error.code.wire.utf8), Array(error.message.utf8)])
     }
@@ -330,6 +345,7 @@ final class BrokerCore {
         if now - timers.requests >= 10 {
             timers.requests = now
             for request in requests.expire(now: now) {
+                metrics.request(service: request.service, outcome: "timeout", milliseconds: now - request.started)
                 sendError(to: request.peer, correlation: request.correlation,
                           BusError(.timeout, "service \(request.service) did not answer within \(config.requestTimeoutMilliseconds) ms"))
             }
@@ -341,7 +357,13 @@ final class BrokerCore {
         if config.fsync == .periodic && log.durableSeq < log.headSeq
             && now - timers.sync >= UInt64(config.fsyncIntervalMilliseconds) {
             timers.sync = now
+            let started = Clock.monotonicNanoseconds()
             do { try log.sync() } catch { logger.critical("fsync of the log failed", metadata: ["error.type": "\(error)"]) }
+            metrics.fsynced(nanoseconds: Clock.monotonicNanoseconds() - started)
+        }
+        if now - timers.metrics >= 1_000 {
+            timers.metrics = now
+            updateGauges()
         }
         if now - timers.dedup >= 1_000 {
             timers.dedup = now
@@ -351,6 +373,13 @@ final class BrokerCore {
             timers.retention = now
             applyRetention()
         }
+    }
+
+    /// Refreshes the metrics that are levels rather than counts.
+    private func updateGauges() {
+        for consumer in consumers.values { metrics.lag(lag(of: consumer), consumer: consumer.name) }
+        metrics.state(headSeq: log.headSeq, logBytes: log.totalBytes,
+                      streamSubscriptions: statistics.streamSubscriptions, pendingRequests: requests.count)
     }
 
     func saveOffsets() {

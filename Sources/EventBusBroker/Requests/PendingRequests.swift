@@ -4,6 +4,8 @@ struct PendingRequests {
         let peer: [UInt8]
         let correlation: [UInt8]
         let service: String
+        /// When the REQ arrived (monotonic ms).
+        let started: UInt64
         let deadline: UInt64
     }
 

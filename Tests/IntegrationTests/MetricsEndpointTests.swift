@@ -1,0 +1,214 @@
+import EventBus
+import Foundation
+import Testing
+import ZeroMQ
+
+/// `--metrics`: Prometheus text over HTTP whose counters match STATS after a known workload.
+@Suite(.serialized) struct MetricsEndpointTests {
+    static func event(_ id: String, user: String = "bob") -> [UInt8] {
+        Array(#"{"specversion":"1.0","id":"\#(id)","source":"/metrics-test","type":"message.read","subject":"messaging:general","time":"2026-11-22T03:10:00.123Z","data":{"cid":"messaging:general","user_id":"\#(user)","message_id":"m1"}}"#.utf8)
+    }
+
+    /// `curl -fsS URL`, as an operator would scrape it.
+    static func curl(_ url: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-fsS", "--max-time", "10", url]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw ProcessError("curl \(url) exited \(process.terminationStatus)") }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Parses the text exposition format, checking every line's grammar, into
+    /// `name{labels}` → value; each sample's family must have a `# TYPE` line.
+    static func samples(_ text: String) throws -> [String: Double] {
+        var types: Set<String> = []
+        var samples: [String: Double] = [:]
+        let sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[a-zA-Z_][a-zA-Z0-9_]*="[^"\\]*"(,[a-zA-Z_][a-zA-Z0-9_]*="[^"\\]*")*\})? (-?[0-9.e+-]+|\+Inf|NaN)$/
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("# TYPE ") {
+                let parts = line.split(separator: " ")
+                guard parts.count == 4, ["counter", "gauge", "histogram", "summary", "untyped"].contains(parts[3]) else {
+                    throw ProcessError("bad TYPE line: \(line)")
+                }
+                types.insert(String(parts[2]))
+                continue
+            }
+            if line.hasPrefix("#") { continue }
+            guard let match = try sample.wholeMatch(in: String(line)), let value = Double(match.output.4) else {
+                throw ProcessError("not a Prometheus sample line: \(line)")
+            }
+            let name = String(match.output.1)
+            let family = ["_bucket", "_sum", "_count"].reduce(name) { name, suffix in
+                name.hasSuffix(suffix) && types.contains(String(name.dropLast(suffix.count))) ? String(name.dropLast(suffix.count)) : name
+            }
+            guard types.contains(family) else { throw ProcessError("\(name) has no # TYPE line") }
+            samples[name + (match.output.2.map(String.init) ?? "")] = value
+        }
+        return samples
+    }
+
+    @Test func brokerCountersMatchStatsAfterAKnownWorkload() throws {
+        let context = try Context()
+        let broker = try BrokerProcess(arguments: ["--metrics", "127.0.0.1:0", "--request-timeout-ms", "300"])
+        try broker.start(context: context)
+        defer { broker.terminate() }
+        let address = try #require(broker.log.firstMatch(of: /metrics\.address=(127\.0\.0\.1:[0-9]+)/)?.output.1)
+        let peer = try Socket(context: context, type: .dealer)
+        defer { peer.close() }
+        try peer.setLinger(0)
+        try peer.setReceiveTimeout(10_000)
+        try peer.connect(broker.commandEndpoint)
+        var delivered = 0
+        func call(_ verb: String, _ arguments: [[UInt8]]) throws -> [[UInt8]] {
+            try peer.send([Array("EB1".utf8), Array(verb.utf8), Array("c".utf8)] + arguments)
+            while true {
+                let frames = try #require(try peer.receive())
+                guard frames[1] == Array("EVT".utf8) else { return frames }
+                delivered += 1
+            }
+        }
+
+        // 8 events to in, 3 of them again (dedup), one invalid event, one unknown stage, one unanswered REQ.
+        #expect(try call("PUB", [Array("in".utf8)] + (0..<5).map { Self.event("a\($0)") })[1] == Array("OK".utf8))
+        #expect(try call("PUB", [Array("in".utf8)] + (0..<3).map { Self.event("b\($0)") })[1] == Array("OK".utf8))
+        #expect(try call("PUB", [Array("in".utf8)] + (0..<3).map { Self.event("b\($0)") })[1] == Array("OK".utf8))
+        #expect(try call("PUB", [Array("in".utf8), Array(#"{"specversion":"1.0"}"#.utf8)])[3] == Array("bad_event".utf8))
+        #expect(try call("PUB", [Array("nowhere".utf8), Self.event("c0")])[3] == Array("unknown_stage".utf8))
+        #expect(try call("REQ", [Array("receipts".utf8), Array(#"{"method":"unread_counts","params":{"user_id":"bob"}}"#.utf8)])[3]
+            == Array("timeout".utf8))
+        // A consumer of in with credit 4 that acks SEQ 2: 6 delivered, lag 7 (the query event is on in too).
+        _ = try call("CONSUME", [Array("metrics-test".utf8), Array("earliest".utf8), Array("4".utf8), Array("in/".utf8)])
+        while delivered < 4, let frames = try peer.receive() {
+            if frames[1] == Array("EVT".utf8) { delivered += 1 }
+        }
+        // A successful ACK has no reply.
+        try peer.send([Array("EB1".utf8), Array("ACK".utf8), [], Array("metrics-test".utf8), Array("2".utf8)])
+        while delivered < 6, let frames = try peer.receive() {
+            if frames[1] == Array("EVT".utf8) { delivered += 1 }
+        }
+        // Gauges are refreshed every second.
+        Thread.sleep(forTimeInterval: 1.5)
+
+        let stats = try JSONParser.parse(try call("STATS", []).last ?? [])
+        let metrics = try Self.samples(try Self.curl("http://\(address)/metrics"))
+        func number(_ value: JSONValue?) -> Double { value?.doubleValue ?? -1 }
+
+        #expect(metrics[#"eventbus_events_appended_total{stage="in"}"#] == number(stats["stages"]?["in"]))
+        #expect(metrics[#"eventbus_events_appended_total{stage="in"}"#] == 9)
+        #expect(metrics["eventbus_dedup_hits_total"] == number(stats["dedup_hits"]))
+        #expect(metrics["eventbus_dedup_hits_total"] == 3)
+        for code in ["bad_event", "unknown_stage", "timeout"] {
+            #expect(metrics[#"eventbus_rejected_total{code="\#(code)"}"#] == number(stats["rejected"]?[code]), "\(code)")
+            #expect(metrics[#"eventbus_rejected_total{code="\#(code)"}"#] == 1, "\(code)")
+        }
+        #expect(metrics[#"eventbus_requests_total{service="receipts",outcome="timeout"}"#] == 1)
+        #expect(metrics[#"eventbus_events_delivered_total{consumer="metrics-test"}"#] == Double(delivered))
+        #expect(delivered == 6)
+        guard case .array(let consumers)? = stats["consumers"] else { Issue.record("STATS has no consumers"); return }
+        let consumer = consumers.first { $0["name"]?.stringValue == "metrics-test" }
+        #expect(metrics[#"eventbus_consumer_lag{consumer="metrics-test"}"#] == number(consumer?["lag"]))
+        #expect(metrics[#"eventbus_consumer_lag{consumer="metrics-test"}"#] == 7)
+        #expect(metrics["eventbus_log_head_seq"] == number(stats["head_seq"]))
+        #expect((metrics["eventbus_fsync_duration_seconds_count"] ?? 0) >= 3, "one fsync per commit with --fsync always")
+    }
+
+    @Test func aNonLoopbackMetricsAddressIsRefusedNamingTheOption() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BrokerProcess.binary)
+        process.arguments = ["broker", "--metrics", "0.0.0.0:9464", "--data-dir", "/nonexistent"]
+        let pipe = Pipe()
+        process.standardError = pipe
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus != 0)
+        #expect(text.contains("--metrics") && text.contains("loopback"), "\(text)")
+    }
+
+    /// A free loopback port, found by binding port 0 (the plugin's address is given before it starts).
+    static func freePort() throws -> Int {
+        let socket = try Socket(context: try Context(), type: .router)
+        defer { socket.close() }
+        try socket.bind("tcp://127.0.0.1:*")
+        let endpoint = try socket.lastEndpoint
+        return try #require(Int(endpoint.split(separator: ":").last ?? ""))
+    }
+
+    @Test func privacyFilterCountsSuppressionsByReasonAsTheDiagStageDoes() throws {
+        let port = try Self.freePort()
+        let pipeline = try SupervisedPipeline([
+            SupervisedPipeline.plugin("read-privacy", executable: "read-privacy", ["--metrics", "127.0.0.1:\(port)"]),
+        ])
+        defer { pipeline.stop() }
+        try pipeline.waitUntilReady()
+        let socket = try pipeline.peer()
+        defer { socket.close() }
+        let off = Array(#"{"specversion":"1.0","id":"u1","source":"/metrics-test","type":"user.updated","subject":"@bob","time":"2026-11-22T03:10:00.123Z","data":{"user":{"id":"bob","privacy_settings":{"read_receipts":{"enabled":false}}}}}"#.utf8)
+        _ = try pipeline.call(socket, "PUB", [Array("in".utf8), off, Self.event("r1"), Self.event("r2"), Self.event("r3", user: "cat")])
+        _ = try pipeline.readIDs("out/messaging:general/", count: 1, consumer: "metrics-reader")
+
+        var metrics: [String: Double] = [:]
+        let key = #"eventbus_privacy_suppressed_total{policy="read-privacy",reason="user_setting"}"#
+        let deadline = Date().addingTimeInterval(20)
+        while metrics[key] != 2 && Date() < deadline {
+            metrics = (try? Self.samples(try Self.curl("http://127.0.0.1:\(port)/metrics"))) ?? [:]
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(metrics[key] == 2)
+        let audited = try pipeline.stats()["diag"]?["receipt.suppressed"]?.doubleValue
+        #expect(metrics[key] == audited)
+        #expect(metrics[#"eventbus_plugin_events_in_total{plugin="read-privacy"}"#] == 4)
+        #expect(metrics[#"eventbus_plugin_events_out_total{plugin="read-privacy",stage="diag"}"#] == 2)
+    }
+
+    /// docs/operations.md's metrics configuration, run as written under `eventbus up`:
+    /// the broker and each plugin serve their own endpoint.
+    @Test func theDocumentedUpConfigurationServesTheBrokerAndEachPlugin() throws {
+        let sample = try #require(try PluginGuideTests.blocks("yaml", in: "docs/operations.md").first { $0.contains("--metrics") })
+        let ports = sample.matches(of: /127\.0\.0\.1:([0-9]+)/).map { String($0.output.1) }
+        #expect(ports.count == 2)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-metrics-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("eventbus.yaml")
+        try sample.write(to: config, atomically: true, encoding: .utf8)
+        let stderr = directory.appendingPathComponent("up.stderr")
+        _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BrokerProcess.binary)
+        process.arguments = ["up", "--config", config.path, "--data-dir", directory.appendingPathComponent("data").path,
+                             "--command", "ipc://\(directory.path)/command.sock", "--stream", "ipc://\(directory.path)/stream.sock",
+                             "--metrics", "127.0.0.1:0"]
+        process.standardError = try FileHandle(forWritingTo: stderr)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+        }
+        func log() -> String { (try? String(contentsOf: stderr, encoding: .utf8)) ?? "" }
+        var broker: Substring?
+        var plugins: [String: Bool] = [:]
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline && (broker == nil || plugins.count < 2) {
+            broker = log().firstMatch(of: /metrics\.address=(127\.0\.0\.1:[0-9]+)/)?.output.1
+            for port in ports where plugins[port] == nil {
+                if let text = try? Self.curl("http://127.0.0.1:\(port)/metrics"), text.contains("eventbus_plugin_applied_seq") {
+                    plugins[port] = true
+                }
+            }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        #expect(plugins.count == 2, "plugin endpoints \(ports) did not serve: \(log())")
+        let address = try #require(broker, "the broker did not log its metrics address: \(log())")
+        let samples = try Self.samples(try Self.curl("http://\(address)/metrics"))
+        #expect(samples["eventbus_log_head_seq"] != nil)
+    }
+}
