@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -124,6 +126,37 @@ let package = Package(
             path: "examples/plugins/counter",
             swiftSettings: strict
         ),
+        .target(
+            name: "ChatGateway",
+            dependencies: [
+                "EventBus",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            ],
+            path: "examples/gateway/Sources/ChatGateway",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "chat-gateway",
+            dependencies: [
+                "ChatGateway",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "examples/gateway/Sources/chat-gateway",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "eventbus-gateway-bench",
+            dependencies: [
+                "EventBus",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ],
+            path: "Benchmarks/GatewayBench",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "eventbus-reducer-bench",
             dependencies: ["EventBus", "ReceiptReducer"],
@@ -157,6 +190,19 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["EventBus", "EventBusBroker", "EventBusSupervisor", "ReceiptReducer", "ZeroMQ"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GatewayTests",
+            dependencies: [
+                "ChatGateway",
+                "EventBus",
+                "EventBusBroker",
+                "EventBusSupervisor",
+                "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ],
             swiftSettings: strict
         ),
     ]

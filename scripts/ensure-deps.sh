@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what building and testing need, only when it is missing:
-#   libzmq3-dev and pkg-config (Debian), and with --test also pyzmq and pytest (PyPI).
+#   libzmq3-dev and pkg-config (Debian), and with --test also chromium (Debian, for the
+#   browser demo's headless test) and pyzmq, pytest and websocket-client (PyPI).
 set -euo pipefail
 need=()
 pkg-config --exists libzmq 2>/dev/null || need+=(libzmq3-dev)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 if [ "${1:-}" = "--test" ]; then
   command -v python3 >/dev/null 2>&1 || need+=(python3 python3-pip)
+  command -v chromium >/dev/null 2>&1 || need+=(chromium)
 fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing ${need[*]} (apt-get)" >&2
@@ -15,8 +17,8 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 if [ "${1:-}" = "--test" ]; then
-  python3 -c 'import zmq, pytest' 2>/dev/null || {
-    echo "installing pyzmq and pytest (pip)" >&2
-    python3 -m pip install -q --disable-pip-version-check pyzmq pytest
+  python3 -c 'import zmq, pytest, websocket' 2>/dev/null || {
+    echo "installing pyzmq, pytest and websocket-client (pip)" >&2
+    python3 -m pip install -q --disable-pip-version-check pyzmq pytest websocket-client
   }
 fi
