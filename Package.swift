@@ -127,6 +127,28 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "ChatBackend",
+            dependencies: [
+                "EventBus",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "examples/chat-backend/Sources/ChatBackend",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "chat-backend",
+            dependencies: [
+                "ChatBackend",
+                "EventBus",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "examples/chat-backend/Sources/chat-backend",
+            swiftSettings: strict
+        ),
+        .target(
             name: "ChatGateway",
             dependencies: [
                 "EventBus",
@@ -142,6 +164,8 @@ let package = Package(
             name: "chat-gateway",
             dependencies: [
                 "ChatGateway",
+                "EventBus",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -189,7 +213,10 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["EventBus", "EventBusBroker", "EventBusSupervisor", "ReceiptReducer", "ZeroMQ"],
+            dependencies: [
+                "EventBus", "EventBusBroker", "EventBusSupervisor", "ReceiptReducer", "ZeroMQ", "ChatBackend",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what building and testing need, only when it is missing:
-#   libzmq3-dev and pkg-config (Debian), and with --test also chromium (Debian, for the
-#   browser demo's headless test) and pyzmq, pytest and websocket-client (PyPI).
+#   libzmq3-dev and pkg-config (Debian), and with --test also curl and chromium (Debian, for
+#   the browser demo's headless test) and pyzmq, pytest and websocket-client (PyPI).
 set -euo pipefail
 need=()
 pkg-config --exists libzmq 2>/dev/null || need+=(libzmq3-dev)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 if [ "${1:-}" = "--test" ]; then
   command -v python3 >/dev/null 2>&1 || need+=(python3 python3-pip)
+  command -v curl >/dev/null 2>&1 || need+=(curl)  # docs/integration.md's curl lines, run by a test
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
 fi
 if [ ${#need[@]} -gt 0 ]; then
