@@ -98,29 +98,36 @@ import Testing
         await alice3.stop()
     }
 
-    /// A client that does not read is disconnected with code 4008 once its queue is full,
-    /// and the gateway keeps serving the others.
-    @Test func slowClientIsClosedWithACode() async throws {
+    /// A client that stops reading is closed with code 4008 once its bounded queue is
+    /// full, while a client that reads gets every event.
+    @Test func stalledClientIsClosedWithACode() async throws {
         let pipeline = try SupervisedPipeline(Self.stages)
         defer { pipeline.stop() }
         try pipeline.waitUntilReady()
         let client = try BusClient(options: .init(endpoint: pipeline.supervisor.commandEndpoint, name: "test"))
         defer { client.close() }
         _ = try await client.publish(Self.channel("messaging:general", ["alice", "bob"]))
-        let gateway = try GatewayProcess(busEndpoint: pipeline.supervisor.commandEndpoint, queueLimit: 4)
+        let gateway = try GatewayProcess(busEndpoint: pipeline.supervisor.commandEndpoint, queueLimit: 64)
         try gateway.start()
-        let slow = WebSocketRecorder(url: gateway.webSocketURL + "?user_id=bob")
-        try await slow.start(readDelay: .seconds(30))
-        let fast = WebSocketRecorder(url: gateway.webSocketURL + "?user_id=alice")
-        try await fast.start()
-        let count = 400
-        _ = try await client.publish((0..<count).map { Self.message("p\($0)", from: "alice") })
-        let frames = try await fast.waitFor(count, seconds: 30)
-        #expect(frames.count == count)
-        let deadline = ContinuousClock.now + .seconds(20)
-        while !slow.finished && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(slow.finished)
-        await fast.stop()
-        await slow.stop()
+        let stalled = try StalledSocket(port: gateway.port, path: "/ws?user_id=bob")
+        let reader = WebSocketRecorder(url: gateway.webSocketURL + "?user_id=alice")
+        try await reader.start()
+        // 25 batches of 20 messages of 8 KiB: far more than the socket buffers and 64 frames hold.
+        let text = String(repeating: "x", count: 8192)
+        for batch in 0..<25 {
+            let events = (0..<20).map { n -> [UInt8] in
+                let id = "p\(batch)-\(n)"
+                return Self.event("new-\(id)", "message.new", subject: "messaging:general",
+                                  data: #"{"cid":"messaging:general","message":{"id":"\#(id)","user_id":"alice","created_at":"2026-11-22T03:10:00.000Z","text":"\#(text)"}}"#)
+            }
+            _ = try await client.publish(events)
+            // The reader keeps up: its queue never fills.
+            try await reader.waitFor((batch + 1) * 20, seconds: 30)
+        }
+        #expect(reader.frames.count == 500)
+        #expect(reader.frames.map(\.seq) == reader.frames.map(\.seq).sorted())
+        #expect(!reader.finished)
+        #expect(stalled.drainCloseCode() == 4008)
+        await reader.stop()
     }
 }

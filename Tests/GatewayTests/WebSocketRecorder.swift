@@ -27,12 +27,12 @@ final class WebSocketRecorder: Sendable {
 
     /// Connects in the background and waits until the upgrade is done.
     func start(readDelay: Duration? = nil) async throws {
-        let url = self.url, state = self.state
+        let url = self.url, recorder = self
         var logger = Logger(label: "test.ws")
         logger.logLevel = .critical
         let running = Task {
             let close = try? await WebSocketClient.connect(url: url, logger: logger) { inbound, _, _ in
-                state.withLock { $0.connected = true }
+                recorder.state.withLock { $0.connected = true }
                 for try await message in inbound.messages(maxSize: 1 << 20) {
                     if let readDelay { try await Task.sleep(for: readDelay) }
                     guard case .text(let text) = message else { continue }
@@ -42,10 +42,10 @@ final class WebSocketRecorder: Sendable {
                         topic: json["topic"]?.stringValue ?? "",
                         type: json["event"]?["type"]?.stringValue ?? "",
                         text: text)
-                    state.withLock { $0.frames.append(frame) }
+                    recorder.state.withLock { $0.frames.append(frame) }
                 }
             }
-            state.withLock { state in
+            recorder.state.withLock { state in
                 state.done = true
                 if let close, case .unknown(let code) = close.closeCode { state.closeCode = code }
             }

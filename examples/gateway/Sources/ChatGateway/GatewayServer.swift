@@ -34,26 +34,23 @@ public enum GatewayServer {
             let user = context.request.uri.queryParameters.get("user_id") ?? ""
             let lastSeq = context.request.uri.queryParameters.get("last_seq").flatMap { UInt64($0) }
             let connection = gateway.connect(userID: user, lastSeq: lastSeq)
+            let logger = context.logger
             await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    // Nothing is expected from the client; reading notices its close.
-                    do { for try await _ in inbound {} } catch {}
-                    gateway.disconnect(connection)
-                }
                 group.addTask {
                     do {
                         for await frame in connection.frames {
                             try await outbound.write(.text(frame))
                         }
                         if connection.overflowed {
-                            context.logger.notice("client too slow; closing", metadata: ["chat.user": "\(user)", "bus.seq": "\(connection.lastSeq)"])
+                            logger.warning("client too slow; closing", metadata: ["chat.user": "\(user)", "bus.seq": "\(connection.lastSeq)"])
                             try await outbound.close(.unknown(Connection.overflowCloseCode), reason: "too slow: reconnect with last_seq")
                         }
                     } catch {}
                     gateway.disconnect(connection)
                 }
-                await group.next()
-                group.cancelAll()
+                // Nothing is expected from the client; reading notices its close.
+                do { for try await _ in inbound {} } catch {}
+                gateway.disconnect(connection)
                 await group.waitForAll()
             }
         }
