@@ -13,7 +13,6 @@ import subprocess
 import tempfile
 import time
 import base64
-import urllib.parse
 import urllib.request
 
 import websocket  # websocket-client
@@ -76,7 +75,8 @@ class Page:
             if self.eval(expression):
                 return
             time.sleep(0.05)
-        raise AssertionError(f"timed out waiting for {what}: {expression}")
+        state = self.eval("location.href + ' | ' + (document.getElementById('status') || {}).textContent")
+        raise AssertionError(f"timed out waiting for {what}: {expression} (page: {state})")
 
     def send(self, text):
         self.eval(f"document.getElementById('text').value = {json.dumps(text)};"
@@ -142,8 +142,9 @@ def test_browser_demo_shows_ticks_badges_and_privacy_live(tmp_path):
 
         def open_page(user):
             url = f"{gateway_url}/?user={user}&backend={backend_url}"
-            target = http("PUT", devtools + "/json/new?" + urllib.parse.quote(url, safe=":/?&="))
+            target = http("PUT", devtools + "/json/new?about:blank")
             page = Page(target["webSocketDebuggerUrl"])
+            page.call("Page.navigate", url=url)
             page.wait("document.body && document.body.dataset.ready === 'true' && "
                       "document.getElementById('status').dataset.state === 'live'", f"{user}'s page to connect", timeout=20)
             return page
