@@ -28,7 +28,7 @@ public final class Connection: Sendable {
     private struct State {
         var lastSeq: UInt64
         var replaying: Bool
-        var pending: Deque<Delivery> = []
+        var pending: Deque<OutboundFrame> = []
         var overflowed = false
         var finished = false
     }
@@ -56,7 +56,10 @@ public final class Connection: Sendable {
     public var lastSeq: UInt64 { state.withLock { $0.lastSeq } }
 
     /// Offers a live event: queued now, or held while a replay runs.
-    public func offerLive(_ delivery: Delivery) {
+    public func offerLive(_ delivery: Delivery) { offerLive(OutboundFrame(delivery)) }
+
+    /// Offers a live event already encoded (the hub encodes each event once for all its connections).
+    public func offerLive(_ delivery: OutboundFrame) {
         let overflow: Bool = state.withLock { state in
             guard !state.finished else { return false }
             if state.replaying {
@@ -72,7 +75,7 @@ public final class Connection: Sendable {
     public func offerReplay(_ delivery: Delivery) {
         let overflow: Bool = state.withLock { state in
             guard !state.finished else { return false }
-            return Self.enqueue(delivery, &state, continuation)
+            return Self.enqueue(OutboundFrame(delivery), &state, continuation)
         }
         if overflow { end(overflowed: true) }
     }
@@ -104,10 +107,10 @@ public final class Connection: Sendable {
     }
 
     /// Queues `delivery` unless it is at or below the last SEQ; returns `true` when the queue is full.
-    private static func enqueue(_ delivery: Delivery, _ state: inout State, _ continuation: AsyncStream<String>.Continuation) -> Bool {
-        guard delivery.seq > state.lastSeq else { return false }
-        state.lastSeq = delivery.seq
-        if case .dropped = continuation.yield(GatewayFrame.text(for: delivery)) { return true }
+    private static func enqueue(_ frame: OutboundFrame, _ state: inout State, _ continuation: AsyncStream<String>.Continuation) -> Bool {
+        guard frame.seq > state.lastSeq else { return false }
+        state.lastSeq = frame.seq
+        if case .dropped = continuation.yield(frame.text) { return true }
         return false
     }
 }

@@ -54,11 +54,14 @@ public final class Hub: Sendable {
     ///   - delivery: The `out` event.
     ///   - users: The users it concerns.
     public func route(_ delivery: Delivery, to users: some Sequence<String>) {
+        var frame: OutboundFrame?
         state.withLock { state in
             state.routedSeq = max(state.routedSeq, delivery.seq)
             for user in users {
                 guard let connections = state.byUser[user] else { continue }
-                for connection in connections.values { connection.offerLive(delivery) }
+                let encoded = frame ?? OutboundFrame(delivery)
+                frame = encoded
+                for connection in connections.values { connection.offerLive(encoded) }
             }
         }
     }
