@@ -155,12 +155,14 @@ readToggle.addEventListener("change", async () => {
   document.body.dataset.readReceipts = String(readToggle.checked);
 });
 
-async function start() {
-  // History first (with the websocket's SEQ taken before it, live events follow without a gap).
+async function loadHistory() {
   const history = await api("GET", channelPath + "/messages");
   for (const m of history.messages || []) addMessage(m);
   await refreshBadge();
-  connect();
   document.body.dataset.ready = "true";
 }
-start().catch(error => { status.textContent = String(error); console.error(error); });
+
+// The websocket connects at once; its frames are handled after the history is loaded,
+// and a message in both is shown once (by id), so nothing falls between the two.
+chain = chain.then(loadHistory).catch(error => { status.textContent = String(error); console.error(error); });
+connect();
