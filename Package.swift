@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -177,6 +178,39 @@ let package = Package(
             path: "examples/chat-backend/Sources/chat-backend",
             swiftSettings: strict
         ),
+        .target(
+            name: "ChatGateway",
+            dependencies: [
+                "EventBus",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            ],
+            path: "examples/gateway/Sources/ChatGateway",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "chat-gateway",
+            dependencies: [
+                "ChatGateway",
+                "EventBus",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "examples/gateway/Sources/chat-gateway",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "eventbus-gateway-bench",
+            dependencies: [
+                "EventBus",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ],
+            path: "Benchmarks/GatewayBench",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "eventbus-reducer-bench",
             dependencies: ["EventBus", "ReceiptReducer"],
@@ -213,6 +247,19 @@ let package = Package(
             dependencies: [
                 "EventBus", "EventBusBroker", "EventBusFuzzing", "EventBusSupervisor", "ReceiptReducer", "ZeroMQ", "ChatBackend",
                 .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GatewayTests",
+            dependencies: [
+                "ChatGateway",
+                "EventBus",
+                "EventBusBroker",
+                "EventBusSupervisor",
+                "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],
             swiftSettings: strict
         ),

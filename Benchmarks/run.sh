@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
 RAW_COUNT=${RAW_COUNT:-1000000}
 BUS_COUNT=${BUS_COUNT:-200000}
+GW_CLIENTS=${GW_CLIENTS:-1000}
+GW_EVENTS=${GW_EVENTS:-2000}
 BIN=.build/release
 WORK=$(mktemp -d /tmp/eventbus-bench.XXXXXX)
 RESULTS=$WORK/results.txt
@@ -128,6 +130,24 @@ bus_latency() {
   echo "latency_p50_us $(echo "$line" | grep -o 'p50_us=[0-9]*' | cut -d= -f2)" >> $RESULTS
   echo "latency_p99_us $(echo "$line" | grep -o 'p99_us=[0-9]*' | cut -d= -f2)" >> $RESULTS
 }
+gateway_fanout() {  # default pipeline + chat-gateway, GW_CLIENTS websockets, GW_EVENTS message.new
+  up_start receipt-reducer,read-privacy,delivery-privacy
+  : > $WORK/gateway.out
+  $BIN/chat-gateway --http 127.0.0.1:0 --command "$COMMAND" --consumer gateway-bench --queue-limit 1000000 \
+    --log-level error > $WORK/gateway.out 2>$WORK/gateway.log &
+  local gateway=$! port=""; pids+=($gateway)
+  for _ in $(seq 600); do
+    port=$(grep -o 'listening on http://127.0.0.1:[0-9]*' $WORK/gateway.out 2>/dev/null | grep -o '[0-9]*$' || true)
+    [ -n "$port" ] && break; sleep 0.05
+  done
+  [ -n "$port" ] || { echo "chat-gateway did not start:"; cat $WORK/gateway.log; exit 1; }
+  local line; line=$($BIN/eventbus-gateway-bench "$COMMAND" "ws://127.0.0.1:$port/ws" "$GW_CLIENTS" "$GW_EVENTS")
+  kill $gateway; wait $gateway 2>/dev/null || true
+  up_stop
+  for key in out_events_per_s gateway_events_per_s frames_per_s; do
+    echo "gw_$key $(echo "$line" | grep -o " $key=[0-9]*" | cut -d= -f2)" >> $RESULTS
+  done
+}
 
 echo "eventbus benchmarks: $RUNS runs each, medians; raw libzmq measured in the same run" >&2
 for run in $(seq "$RUNS"); do
@@ -143,6 +163,7 @@ for run in $(seq "$RUNS"); do
   bus_reducer reducer_acks receipt-reducer "$BUS_COUNT"
   bus_reducer pipeline_acks receipt-reducer,read-privacy,delivery-privacy "$BUS_COUNT"
   bus_reducer reducer_latency receipt-reducer 50000 10000
+  gateway_fanout
 done
 RESTART=1 bus_reducer restart_acks receipt-reducer 300000
 $BIN/eventbus-reducer-bench | while read -r _ mode rest; do
@@ -189,5 +210,9 @@ print(f"{'message_receipts at 100,000 members (us, in-process)':52} {m['message_
 print(f"{'unread_counts (us, in-process)':52} {m['unread_counts_us']:12,.1f} {'<= 50':>12}")
 print(f"{'resident bytes per (channel, member)':52} {m['per_member_bytes']:12,.0f} {'<= 100':>12}")
 print(f"{'resident bytes per retained message':52} {m['per_message_bytes']:12,.0f} {'<= 48':>12}")
+print()
+print(f"{'gateway fan-out (default pipeline, message.new to one channel)':52} {'events/s':>12}")
+print(f"{'  bus out rate (durable consumer of out), same run':52} {m['gw_out_events_per_s']:12,.0f}")
+print(f"{'  pushed to every one of the websocket clients':52} {m['gw_gateway_events_per_s']:12,.0f}   ({m['gw_frames_per_s']:,.0f} frames/s)")
 print(f"{'restart to live (s) with this many events in the log':52} {m['restart_to_live_s']:12,.2f} {'<= 3':>12}   ({m['restart_events']:,.0f} events)")
 PY

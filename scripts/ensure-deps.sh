@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing need, only when it is missing:
-#   libzmq3-dev and pkg-config (Debian), and with --test also curl and tcpdump (Debian;
-#   docs/integration.md's curl lines and the CURVE wire test), pyzmq and pytest (PyPI).
+#   libzmq3-dev and pkg-config (Debian), and with --test also curl, tcpdump and chromium
+#   (Debian: docs/integration.md's curl lines, the CURVE wire test, the browser demo's
+#   headless test) and pyzmq, pytest and websocket-client (PyPI).
 set -euo pipefail
 need=()
 pkg-config --exists libzmq 2>/dev/null || need+=(libzmq3-dev)
@@ -10,6 +11,7 @@ if [ "${1:-}" = "--test" ]; then
   command -v python3 >/dev/null 2>&1 || need+=(python3 python3-pip)
   command -v curl >/dev/null 2>&1 || need+=(curl)  # docs/integration.md's curl lines, run by a test
   command -v tcpdump >/dev/null 2>&1 || need+=(tcpdump)
+  command -v chromium >/dev/null 2>&1 || need+=(chromium)
 fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing ${need[*]} (apt-get)" >&2
@@ -18,8 +20,8 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 if [ "${1:-}" = "--test" ]; then
-  python3 -c 'import zmq, pytest' 2>/dev/null || {
-    echo "installing pyzmq and pytest (pip)" >&2
-    python3 -m pip install -q --disable-pip-version-check pyzmq pytest
+  python3 -c 'import zmq, pytest, websocket' 2>/dev/null || {
+    echo "installing pyzmq, pytest and websocket-client (pip)" >&2
+    python3 -m pip install -q --disable-pip-version-check pyzmq pytest websocket-client
   }
 fi

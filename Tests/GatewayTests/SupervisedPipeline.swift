@@ -1,0 +1,1 @@
+../IntegrationTests/SupervisedPipeline.swift
