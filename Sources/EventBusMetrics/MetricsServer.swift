@@ -120,6 +120,7 @@ public final class MetricsServer: Sendable {
     }
 
     private static func bind(_ fd: Int32, _ address: MetricsAddress) throws(MetricsServerError) -> UInt16 {
+        let port: UInt16?
         if address.isIPv6 {
             var socketAddress = sockaddr_in6()
             socketAddress.sin6_family = sa_family_t(AF_INET6)
@@ -127,29 +128,29 @@ public final class MetricsServer: Sendable {
             guard inet_pton(AF_INET6, address.host, &socketAddress.sin6_addr) == 1 else {
                 throw MetricsServerError("metrics endpoint \(address): not an IPv6 address")
             }
-            var length = socklen_t(MemoryLayout<sockaddr_in6>.size)
-            let bound = withUnsafeMutablePointer(to: &socketAddress) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw -> Bool in
-                    Glibc.bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
-                }
+            port = bindAndName(fd, &socketAddress) ? UInt16(bigEndian: socketAddress.sin6_port) : nil
+        } else {
+            var socketAddress = sockaddr_in()
+            socketAddress.sin_family = sa_family_t(AF_INET)
+            socketAddress.sin_port = address.port.bigEndian
+            guard inet_pton(AF_INET, address.host, &socketAddress.sin_addr) == 1 else {
+                throw MetricsServerError("metrics endpoint \(address): not an IPv4 address")
             }
-            guard bound else { throw MetricsServerError("metrics endpoint \(address): bind failed: \(lastError())") }
-            return UInt16(bigEndian: socketAddress.sin6_port)
+            port = bindAndName(fd, &socketAddress) ? UInt16(bigEndian: socketAddress.sin_port) : nil
         }
-        var socketAddress = sockaddr_in()
-        socketAddress.sin_family = sa_family_t(AF_INET)
-        socketAddress.sin_port = address.port.bigEndian
-        guard inet_pton(AF_INET, address.host, &socketAddress.sin_addr) == 1 else {
-            throw MetricsServerError("metrics endpoint \(address): not an IPv4 address")
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &socketAddress) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw -> Bool in
+        guard let port else { throw MetricsServerError("metrics endpoint \(address): bind failed: \(lastError())") }
+        return port
+    }
+
+    /// Binds `fd` to `socketAddress` (a `sockaddr_in` or `sockaddr_in6`) and
+    /// reads back the address as bound, so a port 0 becomes the chosen port.
+    private static func bindAndName<Address>(_ fd: Int32, _ socketAddress: inout Address) -> Bool {
+        var length = socklen_t(MemoryLayout<Address>.size)
+        return withUnsafeMutablePointer(to: &socketAddress) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
                 Glibc.bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
             }
         }
-        guard bound else { throw MetricsServerError("metrics endpoint \(address): bind failed: \(lastError())") }
-        return UInt16(bigEndian: socketAddress.sin_port)
     }
 
     private static func lastError() -> String { String(cString: strerror(errno)) }

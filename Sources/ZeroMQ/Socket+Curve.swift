@@ -40,33 +40,7 @@ extension Socket {
     ///   none, e.g. without a security mechanism), or `nil` with `dontWait` and
     ///   nothing to read, or after the receive timeout.
     public func receiveWithUserID(dontWait: Bool = false) throws(ZMQError) -> (frames: [[UInt8]], userID: String?)? {
-        let handle = try live("zmq_msg_recv")
-        var frames: [[UInt8]] = []
-        var userID: String?
-        var message = zmq_msg_t()
-        zmq_msg_init(&message)
-        defer { zmq_msg_close(&message) }
-        while true {
-            let flags: Int32 = (dontWait && frames.isEmpty) ? ZMQ_DONTWAIT : 0
-            let rc = zmq_msg_recv(&message, handle, flags)
-            if rc < 0 {
-                let error = ZMQError.last("zmq_msg_recv")
-                if error.interrupted { continue }
-                if error.wouldBlock && frames.isEmpty { return nil }
-                throw error
-            }
-            // The ROUTER makes the routing-id frame itself: it may carry no metadata.
-            if userID == nil, let text = zmq_msg_gets(&message, "User-Id") {
-                userID = String(cString: text)
-            }
-            let size = zmq_msg_size(&message)
-            if size > 0, let data = zmq_msg_data(&message) {
-                frames.append(Array(UnsafeRawBufferPointer(start: data, count: size)))
-            } else {
-                frames.append([])
-            }
-            if zmq_msg_more(&message) == 0 { return (frames, userID) }
-        }
+        try receiveMessage(dontWait: dontWait, readingUserID: true)
     }
 
     /// A Z85 key as libzmq takes it: 40 characters and a terminating NUL.

@@ -120,8 +120,15 @@ public final class Socket: @unchecked Sendable {
     /// - Returns: The frames, or `nil` with `dontWait` and nothing to read, or when a
     ///   receive timeout expired.
     public func receive(dontWait: Bool = false) throws(ZMQError) -> [[UInt8]]? {
+        try receiveMessage(dontWait: dontWait, readingUserID: false)?.frames
+    }
+
+    /// Receives one multipart message and, when asked, the `User-Id` metadata
+    /// of its first frame that carries one (see ``receiveWithUserID(dontWait:)``).
+    func receiveMessage(dontWait: Bool, readingUserID: Bool) throws(ZMQError) -> (frames: [[UInt8]], userID: String?)? {
         let handle = try live("zmq_msg_recv")
         var frames: [[UInt8]] = []
+        var userID: String?
         var message = zmq_msg_t()
         zmq_msg_init(&message)
         defer { zmq_msg_close(&message) }
@@ -134,13 +141,17 @@ public final class Socket: @unchecked Sendable {
                 if error.wouldBlock && frames.isEmpty { return nil }
                 throw error
             }
+            // The ROUTER makes the routing-id frame itself: it may carry no metadata.
+            if readingUserID && userID == nil, let text = zmq_msg_gets(&message, "User-Id") {
+                userID = String(cString: text)
+            }
             let size = zmq_msg_size(&message)
             let data = zmq_msg_data(&message)
             frames.append([UInt8](unsafeUninitializedCapacity: size) { buffer, count in
                 if size > 0, let data { buffer.baseAddress!.initialize(from: data.assumingMemoryBound(to: UInt8.self), count: size) }
                 count = size
             })
-            if zmq_msg_more(&message) == 0 { return frames }
+            if zmq_msg_more(&message) == 0 { return (frames, userID) }
         }
     }
 

@@ -150,7 +150,8 @@ import Testing
         let elapsed = ContinuousClock.now - started
         #expect(reply.status == 503)
         #expect(reply.json?["error"]?["message"]?.stringValue?.isEmpty == false)
-        #expect(elapsed < .seconds(20), "a 1 s bus timeout answered after \(elapsed)")
+        // Generous: a loaded CI machine runs many suites at once; a hang never ends.
+        #expect(elapsed < .seconds(60), "a 1 s bus timeout answered after \(elapsed)")
         #expect(try await api.call("POST", "/channels/messaging:down/read", #"{"user_id":"alice"}"#).status == 503)
         #expect(try await api.call("GET", "/users/alice/unread").status == 503)
         let health = try await api.call("GET", "/health")

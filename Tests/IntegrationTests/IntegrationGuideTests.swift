@@ -7,20 +7,7 @@ import Testing
 /// `chat-backend` with the flags shown, then each `curl` line against it and a real bus.
 @Suite struct IntegrationGuideTests {
     static func blocks(_ language: String) throws -> [String] {
-        let text = try String(contentsOf: PluginGuideTests.root.appendingPathComponent("docs/integration.md"), encoding: .utf8)
-        var blocks: [String] = [], current: [String]?
-        for line in text.components(separatedBy: "\n") {
-            let code = line.hasPrefix("> ") ? String(line.dropFirst(2)) : line
-            if current == nil, code == "```\(language)" {
-                current = []
-            } else if current != nil, code == "```" {
-                blocks.append(current!.joined(separator: "\n"))  // non-nil: checked in this branch's condition
-                current = nil
-            } else {
-                current?.append(code)
-            }
-        }
-        return blocks
+        try PluginGuideTests.blocks(language, in: "docs/integration.md")
     }
 
     @Test func everySwiftSampleIsCodeOfTheExampleBackend() throws {

@@ -13,13 +13,15 @@ import Testing
         let text = try String(contentsOf: root.appendingPathComponent(document), encoding: .utf8)
         var blocks: [String] = [], current: [String]?
         for line in text.components(separatedBy: "\n") {
-            if current == nil, line == "```\(language)" {
+            // A block inside a quote (`> ```sh`) counts as well.
+            let code = line.hasPrefix("> ") ? String(line.dropFirst(2)) : line
+            if current == nil, code == "```\(language)" {
                 current = []
-            } else if current != nil, line == "```" {
+            } else if current != nil, code == "```" {
                 blocks.append(current!.joined(separator: "\n"))  // non-nil: checked in this branch's condition
                 current = nil
             } else {
-                current?.append(line)
+                current?.append(code)
             }
         }
         return blocks
