@@ -8,15 +8,18 @@ extension BrokerCore {
         guard let security else { return }
         let roles = security.roles(of: userID)
         let policy = security.policy
-        let who = userID.map { "client \($0) (\(roles.map(\.description).joined(separator: ", ")))" } ?? "an unauthenticated peer"
+        // Named only when refusing: an allowed command builds no string.
+        func who() -> String {
+            userID.map { "client \($0) (\(roles.map(\.description).joined(separator: ", ")))" } ?? "an unauthenticated peer"
+        }
         guard roles.contains(where: { policy.allows(message.verb, $0) }) else {
-            throw forbidden("\(message.verb.rawValue) is not allowed for \(who)")
+            throw forbidden("\(message.verb.rawValue) is not allowed for \(who())")
         }
         switch message.verb {
         case .pub:
             let stage = String(decoding: try argument(message, 0, "STAGE"), as: UTF8.self)
             guard roles.contains(where: { policy.publishStages($0)?.contains(stage) ?? true }) else {
-                throw forbidden("PUB to stage \(stage.prefix(64)) is not allowed for \(who)")
+                throw forbidden("PUB to stage \(stage.prefix(64)) is not allowed for \(who())")
             }
         case .consume:
             let name = String(decoding: try argument(message, 0, "NAME"), as: UTF8.self)
@@ -24,7 +27,7 @@ extension BrokerCore {
                 let matching = stagesMatching(prefix)
                 guard roles.contains(where: { policy.consumeStages($0).map(matching.isSubset(of:)) ?? true }) else {
                     throw forbidden("CONSUME of prefix \"\(String(decoding: prefix.prefix(64), as: UTF8.self))\" "
-                        + "(stages \(matching.sorted().joined(separator: ", "))) is not allowed for \(who)")
+                        + "(stages \(matching.sorted().joined(separator: ", "))) is not allowed for \(who())")
                 }
             }
             if let owner = security.consumerOwners[name], owner != userID, !roles.contains(.admin) {
@@ -33,7 +36,7 @@ extension BrokerCore {
             security.consumerOwners[name] = userID
         case .hello where !roles.contains(where: policy.mayDeclareServices):
             if let value = try? JSONParser.parse(try argument(message, 0, "JSON")), value["services"] != nil {
-                throw forbidden("declaring services in HELLO is not allowed for \(who)")
+                throw forbidden("declaring services in HELLO is not allowed for \(who())")
             }
         default:
             break
