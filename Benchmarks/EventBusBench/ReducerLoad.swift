@@ -71,6 +71,7 @@ func reducer(endpoint: String, acks: Int, batch: Int, window: Int, rate: Int?) t
     let consumerName = "bench-\(UUID().uuidString.prefix(8).lowercased())"
     let consumer = try dealer(context, endpoint)
     try consumer.setReceiveTimeout(60_000)
+    try helloBatched(consumer)
     try consumer.send(frames("CONSUME", "c", [Array(consumerName.utf8), Array("latest".utf8), Array("20000".utf8), Array("out/\(load.cid)/message.read".utf8)]))
     guard let ok = try consumer.receive(), ok[1] == Array("OK".utf8) else { throw ProcessError("CONSUME refused") }
 
@@ -82,13 +83,17 @@ func reducer(endpoint: String, acks: Int, batch: Int, window: Int, rate: Int?) t
     Thread {
         var seen = 0, lastAck = 0
         while seen < acks, let message = try? consumer.receive() {
-            guard message.count == 6, message[1] == Array("EVT".utf8) else { continue }
-            if let index = load.index(ofOutput: message[5]), index < acks, arrivals[index] == 0 {
-                arrivals[index] = now()
-                seen += 1
+            // EVTS: NAME, then SEQ TOPIC EVENT for each event.
+            guard message.count >= 6, message.count % 3 == 0, message[1] == Array("EVTS".utf8) else { continue }
+            let arrived = now()
+            for event in stride(from: 5, to: message.count, by: 3) {
+                if let index = load.index(ofOutput: message[event]), index < acks, arrivals[index] == 0 {
+                    arrivals[index] = arrived
+                    seen += 1
+                }
             }
             if seen - lastAck >= 2_000 || seen == acks {
-                _ = try? consumer.send(frames("ACK", "a", [Array(consumerName.utf8), message[3]]))
+                _ = try? consumer.send(frames("ACK", "a", [Array(consumerName.utf8), message[message.count - 3]]))
                 lastAck = seen
             }
         }

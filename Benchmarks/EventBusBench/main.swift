@@ -46,6 +46,14 @@ func frames(_ verb: String, _ corr: String, _ args: [[UInt8]]) -> [[UInt8]] {
     [Array("EB1".utf8), Array(verb.utf8), Array(corr.utf8)] + args
 }
 
+/// Asks for batched delivery (`EVTS`) on this connection, as the plugin runner does.
+func helloBatched(_ socket: Socket) throws {
+    try socket.send(frames("HELLO", "h", [Array(#"{"name":"eventbus-bench","role":"bench","version":"1","batch":true}"#.utf8)]))
+    guard let ok = try socket.receive(), ok.count == 4, ok[1] == Array("OK".utf8) else {
+        throw ProcessError("HELLO refused")
+    }
+}
+
 func percentile(_ sorted: [Double], _ p: Double) -> Double {
     guard !sorted.isEmpty else { return 0 }
     return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
@@ -56,6 +64,7 @@ func throughput(endpoint: String, count: Int, batch: Int, window: Int, stage: St
     let consumerName = "bench-\(UUID().uuidString.prefix(8).lowercased())"
     let consumer = try dealer(context, endpoint)
     try consumer.setReceiveTimeout(30_000)
+    try helloBatched(consumer)
     try consumer.send(frames("CONSUME", "c", [Array(consumerName.utf8), Array("latest".utf8), Array("20000".utf8), Array(consumePrefix.utf8)]))
     guard let ok = try consumer.receive(), ok.count == 4, ok[1] == Array("OK".utf8) else {
         throw ProcessError("CONSUME refused")
@@ -68,15 +77,19 @@ func throughput(endpoint: String, count: Int, batch: Int, window: Int, stage: St
     let start = now()
     let received = Atomic(0)
     let consumerThread = Thread {
-        // Copies only the SEQ frame of each EVT, like the C baselines that copy nothing:
-        // the driver should leave the CPU to the broker.
+        // Copies only the last SEQ of each EVTS (NAME, then SEQ TOPIC EVENT triples), like
+        // the C baselines that copy nothing: the driver should leave the CPU to the broker.
         var seen = 0
         var lastAck = 0
-        while seen < count, let message = try? consumer.receive(keepingOnly: 3) {
-            guard message.frames == 6 else { continue }
-            seen += 1
+        var lastSeq: [UInt8] = []
+        var frameCount = 0
+        while seen < count, let total = try? consumer.receive(visiting: { index, bytes in
+            if index >= 3 && index % 3 == 0 { frameCount = index; lastSeq = Array(bytes) }
+        }) {
+            guard total >= 6 && total % 3 == 0 && frameCount == total - 3 else { continue }
+            seen += (total - 3) / 3
             if seen - lastAck >= 5_000 || seen == count {
-                _ = try? consumer.send(frames("ACK", "a", [Array(consumerName.utf8), message.kept]))
+                _ = try? consumer.send(frames("ACK", "a", [Array(consumerName.utf8), lastSeq]))
                 lastAck = seen
             }
         }

@@ -149,6 +149,7 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
             hello.key("name"); hello.string(configuration.name)
             hello.key("role"); hello.string("plugin")
             hello.key("version"); hello.string("1")
+            hello.key("batch"); hello.bool(true)  // events come in EVTS messages
             hello.key("services"); hello.beginArray(); for service in plugin.services { hello.string(service) }; hello.endArray()
             hello.endObject()
             let helloCorrelation = try send(.hello, [hello.bytes])
@@ -227,9 +228,12 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
         lastTraffic = .now
         guard frames.count >= 3, frames[0] == WireProtocol.signature else { return true }
         switch frames[1] {
-        case Verb.evt.bytes where frames.count == 6:
-            guard let seq = UInt64(String(decoding: frames[3], as: UTF8.self)) else { return true }
-            pending.append(PluginEvent(seq: seq, topic: String(decoding: frames[4], as: UTF8.self), bytes: frames[5]))
+        case Verb.evt.bytes where frames.count == 6, Verb.evts.bytes where frames.count >= 6 && frames.count % 3 == 0:
+            // EVT: NAME SEQ TOPIC EVENT; EVTS: NAME and (SEQ TOPIC EVENT) again and again.
+            for index in stride(from: 3, to: frames.count, by: 3) {
+                guard let seq = UInt64(String(decoding: frames[index], as: UTF8.self)) else { return true }
+                pending.append(PluginEvent(seq: seq, topic: String(decoding: frames[index + 1], as: UTF8.self), bytes: frames[index + 2]))
+            }
         case Verb.end.bytes:
             throw PluginError("consumer \(configuration.name) was taken over by another process: \(Self.describe(frames))")
         case Verb.ok.bytes, Verb.err.bytes:

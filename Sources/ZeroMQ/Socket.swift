@@ -112,6 +112,42 @@ public final class Socket: @unchecked Sendable {
         return true
     }
 
+    /// Sends one frame of a multipart message, from bytes the caller owns.
+    ///
+    /// For senders that assemble a message frame by frame without building an
+    /// array of arrays (a broker writing many events into one message). A
+    /// message is queued atomically: only its first frame can find the queue
+    /// full, so after a first frame was queued the caller must send the rest,
+    /// the last one with `more: false`.
+    ///
+    /// - Parameters:
+    ///   - bytes: The frame's bytes; copied before the call returns.
+    ///   - more: `true` for every frame but the message's last.
+    ///   - dontWait: Return `false` instead of blocking when the message cannot be
+    ///     queued now (high-water mark reached, or no peer for a ROUTER address).
+    /// - Returns: `true` when the frame was queued.
+    @discardableResult
+    public func sendFrame(_ bytes: UnsafeRawBufferPointer, more: Bool, dontWait: Bool = false) throws(ZMQError) -> Bool {
+        let handle = try live("zmq_send")
+        let flags = (dontWait ? ZMQ_DONTWAIT : 0) | (more ? ZMQ_SNDMORE : 0)
+        while true {
+            if zmq_send(handle, bytes.baseAddress, bytes.count, flags) >= 0 { return true }
+            let error = ZMQError.last("zmq_send")
+            if error.interrupted { continue }
+            if error.wouldBlock { return false }
+            throw error
+        }
+    }
+
+    /// Sends one frame of a multipart message; see ``sendFrame(_:more:dontWait:)-(UnsafeRawBufferPointer,_,_)``.
+    @discardableResult
+    public func sendFrame(_ bytes: [UInt8], more: Bool, dontWait: Bool = false) throws(ZMQError) -> Bool {
+        let sent = bytes.withUnsafeBytes { buffer in
+            Result { () throws(ZMQError) -> Bool in try sendFrame(buffer, more: more, dontWait: dontWait) }
+        }
+        return try sent.get()
+    }
+
     // MARK: Receiving
 
     /// Receives one multipart message.
@@ -161,25 +197,39 @@ public final class Socket: @unchecked Sendable {
     /// - Returns: The number of frames and frame `keep` (empty if the message
     ///   is shorter), or `nil` after the receive timeout.
     public func receive(keepingOnly keep: Int) throws(ZMQError) -> (frames: Int, kept: [UInt8])? {
+        var kept: [UInt8] = []
+        guard let count = try receive(visiting: { index, bytes in if index == keep { kept = Array(bytes) } }) else {
+            return nil
+        }
+        return (count, kept)
+    }
+
+    /// Receives one multipart message and shows each frame to `body` in place, without copying it.
+    ///
+    /// - Parameters:
+    ///   - dontWait: Return `nil` instead of blocking when nothing is queued.
+    ///   - body: Called with each frame's index and bytes, in order; the bytes
+    ///     are valid only during the call.
+    /// - Returns: The number of frames, or `nil` with `dontWait` and nothing to
+    ///   read, or when a receive timeout expired.
+    public func receive(dontWait: Bool = false, visiting body: (Int, UnsafeRawBufferPointer) -> Void) throws(ZMQError) -> Int? {
         let handle = try live("zmq_msg_recv")
         var message = zmq_msg_t()
         zmq_msg_init(&message)
         defer { zmq_msg_close(&message) }
         var count = 0
-        var kept: [UInt8] = []
         while true {
-            let rc = zmq_msg_recv(&message, handle, 0)
+            let flags: Int32 = (dontWait && count == 0) ? ZMQ_DONTWAIT : 0
+            let rc = zmq_msg_recv(&message, handle, flags)
             if rc < 0 {
                 let error = ZMQError.last("zmq_msg_recv")
                 if error.interrupted { continue }
                 if error.wouldBlock && count == 0 { return nil }
                 throw error
             }
-            if count == keep, let data = zmq_msg_data(&message) {
-                kept = Array(UnsafeRawBufferPointer(start: data, count: zmq_msg_size(&message)))
-            }
+            body(count, UnsafeRawBufferPointer(start: zmq_msg_data(&message), count: zmq_msg_size(&message)))
             count += 1
-            if zmq_msg_more(&message) == 0 { return (count, kept) }
+            if zmq_msg_more(&message) == 0 { return count }
         }
     }
 

@@ -85,6 +85,29 @@ def test_durable_consumer_with_ack_and_resume(broker, context):
     assert again.next_event()[0] == 4
 
 
+def test_batched_delivery_brings_many_events_per_evts_message(broker, context):
+    publisher = Peer(context, broker.command)
+    publisher.call("PUB", "py-plugin", *[read_ack("bob", f"m{i}") for i in range(300)])
+    consumer = Peer(context, broker.command)
+    hello = consumer.call("HELLO", json.dumps({"name": "py-batch", "batch": True}))
+    assert hello[1] == b"OK" and json.loads(hello[3])["batch"] is True
+    assert consumer.call("CONSUME", "py-batched", "earliest", "1000", "py-plugin/")[1] == b"OK"
+    seqs, messages = [], 0
+    while len(seqs) < 300:
+        frames = consumer.socket.recv_multipart()
+        if frames[1] != b"EVTS":
+            continue
+        name, triples = frames[2], frames[3:]
+        assert name == b"py-batched" and len(triples) % 3 == 0
+        for seq, topic, body in zip(triples[0::3], triples[1::3], triples[2::3]):
+            assert topic == b"py-plugin/messaging:general/message.read"
+            assert json.loads(body)["data"]["message_id"] == f"m{len(seqs)}"
+            seqs.append(int(seq))
+        messages += 1
+    assert seqs == list(range(seqs[0], seqs[0] + 300))
+    assert messages < 300
+
+
 def test_stream_subscriber_gets_out_events_with_binary_seq(broker, context):
     sub = context.socket(zmq.SUB)
     sub.setsockopt(zmq.RCVTIMEO, 5000)

@@ -13,6 +13,8 @@ public enum Verb: String, Sendable, CaseIterable {
     case ok = "OK"
     case err = "ERR"
     case evt = "EVT"
+    /// Many events of one consumer in one message (batched delivery, asked for in `HELLO`).
+    case evts = "EVTS"
     case end = "END"
 
     /// The verb's bytes on the wire (built once: this is on every message's path).
@@ -29,6 +31,7 @@ public enum Verb: String, Sendable, CaseIterable {
         case .ok: Self.okBytes
         case .err: Self.errBytes
         case .evt: Self.evtBytes
+        case .evts: Self.evtsBytes
         case .end: Self.endBytes
         }
     }
@@ -37,4 +40,5 @@ public enum Verb: String, Sendable, CaseIterable {
     private static let consumeBytes = Array("CONSUME".utf8), ackBytes = Array("ACK".utf8), cancelBytes = Array("CANCEL".utf8)
     private static let reqBytes = Array("REQ".utf8), statsBytes = Array("STATS".utf8), okBytes = Array("OK".utf8)
     private static let errBytes = Array("ERR".utf8), evtBytes = Array("EVT".utf8), endBytes = Array("END".utf8)
+    private static let evtsBytes = Array("EVTS".utf8)
 }

@@ -4,6 +4,8 @@ import DequeModule
 final class ConsumerState {
     /// The consumer's name, `[a-z0-9_.-]{1,64}`.
     let name: String
+    /// ``name`` as it travels in `EVT` and `EVTS` frames.
+    let nameBytes: [UInt8]
     /// Topic prefixes it receives.
     var prefixes: [[UInt8]] = []
     /// The stages its prefixes can match; `nil` when a prefix spans stages.
@@ -12,6 +14,8 @@ final class ConsumerState {
     var peer: [UInt8]?
     /// Events sent and not yet acknowledged, at most.
     var credit = 1
+    /// Whether its peer asked for batched delivery (`EVTS`) in `HELLO`.
+    var batched = false
     /// The last acknowledged SEQ (0 if none); persisted.
     var acked: UInt64
     /// The next SEQ to look at for delivery.
@@ -21,6 +25,7 @@ final class ConsumerState {
 
     init(name: String, acked: UInt64) {
         self.name = name
+        nameBytes = Array(name.utf8)
         self.acked = acked
     }
 

@@ -21,7 +21,7 @@ extension BrokerCore {
             case .cancel: try handleCancel(message)
             case .req: try handleRequest(message)
             case .stats: reply(to: message.peer, correlation: message.correlation, [statisticsJSON()])
-            case .ok, .err, .evt, .end:
+            case .ok, .err, .evt, .evts, .end:
                 // CommandMessage.parse admits request verbs only.
                 throw BusError(.badVerb, "frame 1: \(message.verb.rawValue) is not a request")
             }
@@ -66,6 +66,12 @@ extension BrokerCore {
             }
             services.formUnion(names)
         }
+        if let batch = hello["batch"] {
+            guard case .bool(let on) = batch else {
+                throw BusError(.badArgs, "frame 3: batch must be true or false")
+            }
+            setBatchedDelivery(on, for: message.peer)
+        }
         if case .string(let name)? = hello["name"] {
             logger.info("peer said hello", metadata: ["bus.peer": "\(name)"])
         }
@@ -75,6 +81,8 @@ extension BrokerCore {
         w.key("version"); w.string(BrokerVersion.string)
         w.key("stages"); w.beginArray(); for stage in config.stages { w.string(stage) }; w.endArray()
         w.key("services"); w.beginArray(); for service in services.sorted() { w.string(service) }; w.endArray()
+        w.key("features"); w.beginArray(); w.string("batch"); w.endArray()
+        w.key("batch"); w.bool(batchPeers.contains(message.peer))
         w.key("limits"); w.beginObject()
         w.key("max_event_bytes"); w.int(config.maxEventBytes)
         w.key("max_batch_events"); w.int(WireProtocol.maxBatchEvents)
@@ -84,6 +92,21 @@ extension BrokerCore {
         w.endObject()
         w.endObject()
         reply(to: message.peer, correlation: message.correlation, [w.bytes])
+    }
+
+    /// Records whether `peer` gets its consumers' events in `EVTS` messages;
+    /// takes effect at its next `CONSUME`. Peers that left without a word are
+    /// forgotten once there are many and none of them has a consumer attached.
+    private func setBatchedDelivery(_ on: Bool, for peer: [UInt8]) {
+        guard on else {
+            batchPeers.remove(peer)
+            return
+        }
+        if batchPeers.count >= 10_000 {
+            let attached = Set(consumers.values.compactMap(\.peer))
+            batchPeers = batchPeers.filter(attached.contains)
+        }
+        batchPeers.insert(peer)
     }
 
     static func isValidServiceName(_ name: String) -> Bool {

@@ -47,6 +47,7 @@ extension BrokerCore {
             send(to: previous, [WireProtocol.signature, Verb.end.bytes, Array(name.utf8), Array("taken over by another CONSUME".utf8)])
         }
         consumer.peer = message.peer
+        consumer.batched = batchPeers.contains(message.peer)
         consumer.credit = credit
         consumer.prefixes = prefixes
         consumer.stages = stages.map { Array($0).sorted() }
@@ -98,68 +99,5 @@ extension BrokerCore {
             if prefix.starts(with: head) || head.starts(with: prefix) { result.insert(stage) }
         }
         return result
-    }
-
-    // MARK: Delivery
-
-    /// Sends each attached consumer what its credit allows of the committed log.
-    func pumpConsumers() {
-        consumersBlocked = false
-        for consumer in consumers.values where consumer.peer != nil {
-            pump(consumer)
-        }
-    }
-
-    private func pump(_ consumer: ConsumerState) {
-        guard let peer = consumer.peer else { return }
-        let name = Array(consumer.name.utf8)
-        var sent = 0
-        defer { metrics.delivered(sent, consumer: consumer.name) }
-        while consumer.inFlight.count < consumer.credit && consumer.nextSeq <= visibleSeq {
-            guard let seq = nextCandidate(for: consumer), seq <= visibleSeq else {
-                consumer.nextSeq = visibleSeq + 1
-                return
-            }
-            consumer.nextSeq = seq + 1
-            guard let record = record(seq), consumer.matches(record.topic),
-                  !record.topic.starts(with: Self.outPrefix) || Self.isStreamable(type: record.type) else { continue }
-            let frames = [WireProtocol.signature, Verb.evt.bytes, name, Array(String(seq).utf8), record.topic, record.event]
-            do {
-                guard try router.send(peer, frames, dontWait: true) else {
-                    consumer.nextSeq = seq  // the peer's queue is full: try again later
-                    consumersBlocked = true
-                    return
-                }
-            } catch {
-                peerGone(peer)
-                return
-            }
-            consumer.inFlight.append(seq)
-            sent += 1
-        }
-    }
-
-    private func nextCandidate(for consumer: ConsumerState) -> UInt64? {
-        guard let stages = consumer.stages else { return consumer.nextSeq }
-        var best: UInt64?
-        for stage in stages {
-            if let seq = index.next(in: stage, atOrAfter: consumer.nextSeq), seq < (best ?? .max) { best = seq }
-        }
-        return best
-    }
-
-    /// The topic prefix of stage `out`, compared as bytes on the delivery path.
-    static let outPrefix = Array("\(Stage.out)/".utf8)
-
-    /// A committed record, from the cache or the log.
-    func record(_ seq: UInt64) -> RoutedRecord? {
-        if let cached = cache.record(seq) { return cached }
-        do {
-            guard let stored = try log.read(seq: seq) else { return nil }
-            return RoutedRecord(seq: stored.seq, topic: stored.topic, event: stored.event)
-        } catch {
-            logger.error("log read failed", metadata: ["bus.seq": "\(seq)", "error.type": "\(error)"])
-            return nil
-        }
     }
 }

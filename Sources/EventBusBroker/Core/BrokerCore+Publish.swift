@@ -33,7 +33,8 @@ extension BrokerCore {
 
         var records: [PendingRecord] = []
         var keys: [DedupKey] = []
-        var inBatch: [DedupKey: Int] = [:]
+        // `batchKeys` holds this batch's new identities (record index + 1) until it returns.
+        defer { for key in keys { batchKeys.remove(key) } }
         var answers: [Answer] = []
         var hits = 0
         records.reserveCapacity(events.count)
@@ -74,11 +75,11 @@ extension BrokerCore {
             if let seq = dedup.seq(for: key) {
                 answers.append(.logged(seq))
                 hits += 1
-            } else if let earlier = inBatch[key] {
-                answers.append(.appended(earlier))
+            } else if let earlier = batchKeys.seq(for: key) {
+                answers.append(.appended(Int(earlier) - 1))
                 hits += 1
             } else {
-                inBatch[key] = records.count
+                batchKeys.update(UInt64(records.count + 1), for: key)
                 answers.append(.appended(records.count))
                 keys.append(key)
                 records.append(PendingRecord(

@@ -55,6 +55,14 @@ final class BrokerCore {
     /// Set when the broker must stop because the log can no longer be trusted.
     var fatal: BrokerError?
     var timers = Timers()
+    /// Peers that asked for batched delivery (`"batch": true` in `HELLO`).
+    var batchPeers: Set<[UInt8]> = []
+    /// The records of the delivery being assembled (kept to reuse its storage).
+    var outgoing: [RoutedRecord] = []
+    /// Identities of the PUB being handled, with their place in its batch.
+    var batchKeys = FingerprintTable(capacity: 2 * WireProtocol.maxBatchEvents)
+    /// Room to write a SEQ in decimal.
+    let decimalScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 24, alignment: 1)
 
     struct Timers {
         var offsets: UInt64 = 0
@@ -64,6 +72,8 @@ final class BrokerCore {
         var dedup: UInt64 = 0
         var metrics: UInt64 = 0
     }
+
+    deinit { decimalScratch.deallocate() }
 
     init(config: BrokerConfig, logger: Logger) throws {
         self.config = config
@@ -241,9 +251,7 @@ final class BrokerCore {
         }
         let confirms = unconfirmed
         unconfirmed.removeAll(keepingCapacity: true)
-        for confirm in confirms {
-            reply(to: confirm.peer, correlation: confirm.correlation, confirm.seqs.map { Array(String($0).utf8) })
-        }
+        for confirm in confirms { sendConfirm(confirm) }
         let records = staged
         staged.removeAll(keepingCapacity: true)
         // Stages come in runs (a PUB batch is one stage): count runs, not events.
@@ -332,6 +340,7 @@ final class BrokerCore {
 
     /// A peer is no longer connected: its consumers stop and will resend from their ACK.
     func peerGone(_ peer: [UInt8]) {
+        batchPeers.remove(peer)
         for consumer in consumers.values where consumer.peer == peer {
             consumer.peer = nil
             consumer.rewind(to: consumer.acked + 1)

@@ -19,7 +19,7 @@ struct DedupWindow {
     /// Identities kept at most.
     let maximumCount: Int
 
-    private var seqs: [DedupKey: UInt64] = [:]
+    private var seqs: FingerprintTable
     private var order: Deque<Entry> = []
 
     init(ageMilliseconds: UInt64, minimumCount: Int, maximumCount: Int) {
@@ -29,7 +29,7 @@ struct DedupWindow {
         self.maximumCount = maximumCount
         // Growing a large table rehashes every entry; start at a size that
         // holds the usual window without a resize during a burst.
-        seqs.reserveCapacity(min(minimumCount, 1 << 18))
+        seqs = FingerprintTable(capacity: min(minimumCount, 1 << 18))
         order.reserveCapacity(min(minimumCount, 1 << 18))
     }
 
@@ -37,11 +37,11 @@ struct DedupWindow {
     var count: Int { seqs.count }
 
     /// The SEQ logged for `key`, if it is still in the window.
-    func seq(for key: DedupKey) -> UInt64? { seqs[key] }
+    func seq(for key: DedupKey) -> UInt64? { seqs.seq(for: key) }
 
     /// Records that `key` was logged as `seq` at `timestamp` (ms).
     mutating func insert(_ key: DedupKey, seq: UInt64, timestamp: UInt64) {
-        if seqs.updateValue(seq, forKey: key) == nil {
+        if seqs.update(seq, for: key) == nil {
             order.append(Entry(key: key, seq: seq, timestamp: timestamp))
         }
     }
@@ -50,7 +50,7 @@ struct DedupWindow {
     mutating func removeAll(after seq: UInt64) {
         while let last = order.last, last.seq > seq {
             order.removeLast()
-            seqs[last.key] = nil
+            seqs.remove(last.key)
         }
     }
 
@@ -60,7 +60,7 @@ struct DedupWindow {
             let old = now >= first.timestamp && now - first.timestamp > ageMilliseconds
             guard order.count > maximumCount || (order.count > minimumCount && old) else { break }
             order.removeFirst()
-            if seqs[first.key] == first.seq { seqs[first.key] = nil }
+            if seqs.seq(for: first.key) == first.seq { seqs.remove(first.key) }
         }
     }
 }

@@ -56,7 +56,7 @@ struct AccessPolicy {
         case .consume, .ack, .cancel: return consumeStages(role).map { !$0.isEmpty } ?? true
         case .req: return role == .backend || role == .admin
         case .stats: return role == .admin
-        case .ok, .err, .evt, .end: return true  // not requests; parse refuses them
+        case .ok, .err, .evt, .evts, .end: return true  // not requests; parse refuses them
         }
     }
 

@@ -1,0 +1,128 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import EventBus
+import ZeroMQ
+
+extension BrokerCore {
+    /// Sends each attached consumer what its credit allows of the committed log.
+    func pumpConsumers() {
+        consumersBlocked = false
+        for consumer in consumers.values where consumer.peer != nil {
+            pump(consumer)
+        }
+    }
+
+    /// Sends `consumer` the committed events it may have: one `EVT` each, or,
+    /// when its peer asked for batched delivery, `EVTS` messages of up to
+    /// 1,000 events and 4 MiB.
+    private func pump(_ consumer: ConsumerState) {
+        guard let peer = consumer.peer else { return }
+        var sent = 0
+        defer { metrics.delivered(sent, consumer: consumer.name) }
+        let perMessage = consumer.batched ? WireProtocol.maxBatchEvents : 1
+        while consumer.inFlight.count < consumer.credit && consumer.nextSeq <= visibleSeq {
+            let room = min(perMessage, consumer.credit - consumer.inFlight.count)
+            outgoing.removeAll(keepingCapacity: true)
+            var bytes = 0
+            while outgoing.count < room && bytes < WireProtocol.maxBatchBytes && consumer.nextSeq <= visibleSeq {
+                guard let seq = nextCandidate(for: consumer), seq <= visibleSeq else {
+                    consumer.nextSeq = visibleSeq + 1
+                    break
+                }
+                consumer.nextSeq = seq + 1
+                guard let record = record(seq), consumer.matches(record.topic),
+                      !record.topic.starts(with: Self.outPrefix) || Self.isStreamable(type: record.type) else { continue }
+                outgoing.append(record)
+                bytes += record.topic.count + record.event.count
+            }
+            guard let first = outgoing.first else { return }
+            do {
+                guard try sendDelivery(outgoing, batched: consumer.batched, to: peer, name: consumer.nameBytes) else {
+                    consumer.nextSeq = first.seq  // the peer's queue is full: try again later
+                    consumersBlocked = true
+                    return
+                }
+            } catch {
+                peerGone(peer)
+                return
+            }
+            for record in outgoing { consumer.inFlight.append(record.seq) }
+            sent += outgoing.count
+        }
+    }
+
+    /// Sends `records` as one `EVTS` message, or as one `EVT` (a single record, not batched),
+    /// frame by frame from the records' own bytes.
+    ///
+    /// - Returns: `false` when the peer's queue is full (nothing was sent).
+    private func sendDelivery(_ records: [RoutedRecord], batched: Bool, to peer: [UInt8], name: [UInt8]) throws(ZMQError) -> Bool {
+        guard try router.sendFrame(peer, more: true, dontWait: true) else { return false }
+        try router.sendFrame(WireProtocol.signature, more: true, dontWait: true)
+        try router.sendFrame(batched ? Verb.evts.bytes : Verb.evt.bytes, more: true, dontWait: true)
+        try router.sendFrame(name, more: true, dontWait: true)
+        for (index, record) in records.enumerated() {
+            try sendDecimal(record.seq, more: true)
+            try router.sendFrame(record.topic, more: true, dontWait: true)
+            try router.sendFrame(record.event, more: index < records.count - 1, dontWait: true)
+        }
+        return true
+    }
+
+    /// Sends a PUB's OK: one ASCII decimal SEQ frame per event, written without building strings.
+    func sendConfirm(_ confirm: PendingConfirm) {
+        do {
+            guard try router.sendFrame(confirm.peer, more: true, dontWait: true) else {
+                statistics.droppedReplies += 1
+                return
+            }
+            try router.sendFrame(WireProtocol.signature, more: true, dontWait: true)
+            try router.sendFrame(Verb.ok.bytes, more: true, dontWait: true)
+            try router.sendFrame(confirm.correlation, more: !confirm.seqs.isEmpty, dontWait: true)
+            for (index, seq) in confirm.seqs.enumerated() {
+                try sendDecimal(seq, more: index < confirm.seqs.count - 1)
+            }
+        } catch {
+            if error.code == EHOSTUNREACH { peerGone(confirm.peer) } else {
+                logger.warning("send failed", metadata: ["error.type": "\(error)"])
+            }
+        }
+    }
+
+    /// Sends `value` in ASCII decimal as one frame.
+    private func sendDecimal(_ value: UInt64, more: Bool) throws(ZMQError) {
+        let digits = decimalScratch
+        var rest = value
+        var start = digits.count
+        repeat {
+            start -= 1
+            digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        } while rest > 0
+        try router.sendFrame(UnsafeRawBufferPointer(rebasing: digits[start...]), more: more, dontWait: true)
+    }
+
+    private func nextCandidate(for consumer: ConsumerState) -> UInt64? {
+        guard let stages = consumer.stages else { return consumer.nextSeq }
+        var best: UInt64?
+        for stage in stages {
+            if let seq = index.next(in: stage, atOrAfter: consumer.nextSeq), seq < (best ?? .max) { best = seq }
+        }
+        return best
+    }
+
+    /// The topic prefix of stage `out`, compared as bytes on the delivery path.
+    static let outPrefix = Array("\(Stage.out)/".utf8)
+
+    /// A committed record, from the cache or the log.
+    func record(_ seq: UInt64) -> RoutedRecord? {
+        if let cached = cache.record(seq) { return cached }
+        do {
+            guard let stored = try log.read(seq: seq) else { return nil }
+            return RoutedRecord(seq: stored.seq, topic: stored.topic, event: stored.event)
+        } catch {
+            logger.error("log read failed", metadata: ["bus.seq": "\(seq)", "error.type": "\(error)"])
+            return nil
+        }
+    }
+}

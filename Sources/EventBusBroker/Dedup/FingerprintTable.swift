@@ -1,0 +1,104 @@
+/// A hash table from ``DedupKey`` to a SEQ, made for the broker's hot path.
+///
+/// A `[DedupKey: UInt64]` hashes each key again with the standard library's
+/// seeded hasher and rehashes everything as it grows; a key here is already
+/// a well-mixed 128-bit fingerprint, so its high word is the slot. Open
+/// addressing with linear probing in one flat array; removal shifts the
+/// following entries back, so no tombstones build up in a table that keeps
+/// millions of identities coming and going.
+struct FingerprintTable {
+    private struct Slot {
+        var high: UInt64
+        var low: UInt64
+        /// 0 marks an empty slot: SEQs start at 1.
+        var seq: UInt64
+
+        static let empty = Slot(high: 0, low: 0, seq: 0)
+    }
+
+    private var slots: [Slot]
+    private var mask: Int
+    /// The number of keys held.
+    private(set) var count = 0
+
+    /// A table that holds `capacity` keys before it first grows.
+    init(capacity: Int) {
+        var size = 16
+        while size * 3 < capacity * 4 { size *= 2 }
+        slots = Array(repeating: .empty, count: size)
+        mask = size - 1
+    }
+
+    /// The SEQ stored for `key`, if any.
+    func seq(for key: DedupKey) -> UInt64? {
+        var index = Int(truncatingIfNeeded: key.high) & mask
+        while true {
+            let slot = slots[index]
+            if slot.seq == 0 { return nil }
+            if slot.high == key.high && slot.low == key.low { return slot.seq }
+            index = (index + 1) & mask
+        }
+    }
+
+    /// Stores `seq` (≥ 1) for `key`; returns the SEQ it replaced, if any.
+    @discardableResult
+    mutating func update(_ seq: UInt64, for key: DedupKey) -> UInt64? {
+        precondition(seq > 0, "SEQ 0 marks an empty slot")
+        if (count + 1) * 4 > slots.count * 3 { grow() }
+        var index = Int(truncatingIfNeeded: key.high) & mask
+        while true {
+            let slot = slots[index]
+            if slot.seq == 0 {
+                slots[index] = Slot(high: key.high, low: key.low, seq: seq)
+                count += 1
+                return nil
+            }
+            if slot.high == key.high && slot.low == key.low {
+                slots[index].seq = seq
+                return slot.seq
+            }
+            index = (index + 1) & mask
+        }
+    }
+
+    /// Removes `key`; returns its SEQ, if it was there.
+    @discardableResult
+    mutating func remove(_ key: DedupKey) -> UInt64? {
+        var index = Int(truncatingIfNeeded: key.high) & mask
+        while true {
+            let slot = slots[index]
+            if slot.seq == 0 { return nil }
+            if slot.high == key.high && slot.low == key.low { break }
+            index = (index + 1) & mask
+        }
+        let removed = slots[index].seq
+        // Backward shift: move up each later entry of the run that may sit in the hole.
+        var hole = index
+        var next = (hole + 1) & mask
+        while slots[next].seq != 0 {
+            let home = Int(truncatingIfNeeded: slots[next].high) & mask
+            // The entry at `next` may move to `hole` unless its home lies in (hole, next].
+            let distanceToHome = (next - home) & mask
+            let distanceToHole = (next - hole) & mask
+            if distanceToHome >= distanceToHole {
+                slots[hole] = slots[next]
+                hole = next
+            }
+            next = (next + 1) & mask
+        }
+        slots[hole] = .empty
+        count -= 1
+        return removed
+    }
+
+    private mutating func grow() {
+        let old = slots
+        slots = Array(repeating: .empty, count: old.count * 2)
+        mask = slots.count - 1
+        for slot in old where slot.seq != 0 {
+            var index = Int(truncatingIfNeeded: slot.high) & mask
+            while slots[index].seq != 0 { index = (index + 1) & mask }
+            slots[index] = slot
+        }
+    }
+}
