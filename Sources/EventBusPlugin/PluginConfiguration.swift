@@ -17,8 +17,8 @@ public struct PluginConfiguration: Sendable {
     public var dataDirectory: String
     /// Events handled between two publishes.
     public var batchSize = 500
-    /// Events the broker may send ahead of the ACK.
-    public var credit = 2_000
+    /// Events the broker may send ahead of the ACK: room for the batches in flight and the next.
+    public var credit = 5_000
     /// A snapshot after this many events (bounds the replay after a crash).
     public var snapshotEveryEvents = 50_000
     /// A snapshot at least this often while events flow, in seconds.

@@ -36,6 +36,10 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
     private var output: PluginOutput
     private var awaiting: Set<[UInt8]> = []
     private var replies: [[UInt8]: [[UInt8]]] = [:]
+    /// Output published and not yet confirmed, by batch.
+    private var window = PublishWindow()
+    /// Batches whose output may be unconfirmed at once: handling goes on while the broker commits.
+    private let maxBatchesInFlight = 3
     private let metrics: PluginMetrics
 
     /// Prepares a runner; nothing connects until ``run()``.
@@ -69,6 +73,11 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
     public var lastAppliedSeq: UInt64 { appliedSeq }
 
     /// Serves until ``stop()``; throws when the plugin throws or the broker refuses its output.
+    ///
+    /// Up to ``maxBatchesInFlight`` batches may await their confirms while the
+    /// next is handled; a batch is ACKed once all of its output is confirmed,
+    /// in order, and the state is committed only when nothing is in flight, so
+    /// that a committed SEQ never runs ahead of confirmed output.
     public func run() throws {
         try restore()
         try connect()
@@ -77,9 +86,12 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
             socket = nil
         }
         while !stopped {
-            let batch = try nextBatch()
+            if snapshotDue { try drainWindow() }
+            try commitIfDue(force: false)
+            let batch = try nextBatch(waitMilliseconds: window.isEmpty ? 100 : 1)
+            try settle()
             if batch.isEmpty {
-                try whenIdle()
+                if window.isEmpty { try whenIdle() } else { try checkConfirmTimeout() }
                 continue
             }
             let started = ContinuousClock.now
@@ -89,13 +101,16 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
                 try plugin.handle(event, state: &state, output: &output)
                 appliedSeq = event.seq
             }
-            try publish([(configuration.outputStage, output.forward), (Stage.diag, output.diagnostics)])
-            try send(.ack, [Array(configuration.name.utf8), Array(String(appliedSeq).utf8)])
-            metrics.batch(count: batch.count, forwarded: output.forward.count, diagnostics: output.diagnostics.count,
-                          seq: appliedSeq, nanoseconds: Self.nanoseconds(since: started))
             eventsSinceSnapshot += batch.count
-            try commitIfDue(force: false)
+            let places = window.add(
+                lastSeq: appliedSeq, inputs: batch.count, started: started,
+                outputs: [(configuration.outputStage, output.forward), (Stage.diag, output.diagnostics)],
+                maxEvents: WireProtocol.maxBatchEvents, maxBytes: WireProtocol.maxBatchBytes - 65_536)
+            for place in places { try sendChunk(place) }
+            try settle()
+            while window.count >= maxBatchesInFlight { try awaitConfirms() }
         }
+        try drainWindow()
         try commitIfDue(force: true)
         logger.info("plugin stopped", metadata: ["bus.plugin": "\(configuration.name)", "bus.seq": "\(appliedSeq)"])
     }
@@ -110,11 +125,18 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
         logger.info("plugin state restored", metadata: ["bus.plugin": "\(configuration.name)", "bus.seq": "\(stored.seq)"])
     }
 
+    /// Whether the state should be committed: many events or a long time since the last commit.
+    private var snapshotDue: Bool {
+        store != nil && appliedSeq > committedSeq
+            && (eventsSinceSnapshot >= configuration.snapshotEveryEvents
+                || ContinuousClock.now - lastSnapshot >= .seconds(configuration.snapshotIntervalSeconds))
+    }
+
+    /// Commits the state with the applied SEQ when due (or `force`), and only
+    /// when every output up to that SEQ is confirmed.
     private func commitIfDue(force: Bool) throws {
-        guard let store, appliedSeq > committedSeq else { return }
-        let due = eventsSinceSnapshot >= configuration.snapshotEveryEvents
-            || ContinuousClock.now - lastSnapshot >= .seconds(configuration.snapshotIntervalSeconds)
-        guard force || due else { return }
+        guard let store, appliedSeq > committedSeq, window.isEmpty else { return }
+        guard force || snapshotDue else { return }
         let started = ContinuousClock.now
         try store.save(snapshot: state.snapshot(), seq: appliedSeq)
         metrics.snapshotted(nanoseconds: Self.nanoseconds(since: started))
@@ -202,9 +224,10 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
         return corr
     }
 
-    /// Takes the next batch: what is pending plus what the socket has, waiting up to 100 ms for a first event.
-    private func nextBatch() throws -> [PluginEvent] {
-        if pending.isEmpty { try receive(timeoutMilliseconds: 100) }
+    /// Takes the next batch: what is pending plus what the socket has, waiting up to
+    /// `waitMilliseconds` for a first event.
+    private func nextBatch(waitMilliseconds: Int) throws -> [PluginEvent] {
+        if pending.isEmpty { try receive(timeoutMilliseconds: waitMilliseconds) }
         while pending.count < configuration.batchSize, try receive(timeoutMilliseconds: 0) {}
         var batch: [PluginEvent] = []
         batch.reserveCapacity(min(pending.count, configuration.batchSize))
@@ -237,7 +260,9 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
         case Verb.end.bytes:
             throw PluginError("consumer \(configuration.name) was taken over by another process: \(Self.describe(frames))")
         case Verb.ok.bytes, Verb.err.bytes:
-            if awaiting.contains(frames[2]) {
+            if let place = window.answered(frames[2]) {
+                try answered(place, frames)
+            } else if awaiting.contains(frames[2]) {
                 replies[frames[2]] = frames
             } else if frames[1] == Verb.err.bytes {
                 logger.warning("broker refused a request", metadata: ["bus.reply": "\(Self.describe(frames))"])
@@ -265,59 +290,66 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
         return answered
     }
 
-    /// Publishes events to stages, in PUBs of at most 1,000 events and 4 MiB,
-    /// all in flight at once; waits for every confirm, resending after `busy`
-    /// or a reconnect (the broker drops repeats by id).
-    private func publish(_ outputs: [(stage: String, events: [[UInt8]])]) throws {
-        var chunks: [(stage: String, events: ArraySlice<[UInt8]>)] = []
-        for (stage, events) in outputs where !events.isEmpty {
-            var start = 0, bytes = 0
-            for (index, event) in events.enumerated() {
-                if index > start && (index - start == WireProtocol.maxBatchEvents || bytes + event.count > WireProtocol.maxBatchBytes - 65_536) {
-                    chunks.append((stage, events[start..<index]))
-                    start = index
-                    bytes = 0
-                }
-                bytes += event.count
-            }
-            chunks.append((stage, events[start...]))
+    // MARK: Output in flight
+
+    /// Sends the chunk at `place` as one PUB.
+    private func sendChunk(_ place: PublishWindow.Place) throws {
+        let chunk = window.chunk(place)
+        window.sent(place, correlation: try send(.pub, [Array(chunk.stage.utf8)] + chunk.events))
+    }
+
+    /// A reply to one of the window's PUBs: a confirm, or `busy` (sent again), or a refusal (fatal).
+    private func answered(_ place: PublishWindow.Place, _ frames: [[UInt8]]) throws {
+        if frames[1] == Verb.ok.bytes {
+            window.confirm(place)
+            return
         }
-        var waiting: [[UInt8]: Int] = [:]
-        func sendChunk(_ index: Int) throws {
-            let chunk = chunks[index]
-            waiting[try send(.pub, [Array(chunk.stage.utf8)] + chunk.events)] = index
+        let chunk = window.chunk(place)
+        let code = frames.count > 3 ? String(decoding: frames[3], as: UTF8.self) : ""
+        guard code == ErrorCode.busy.wire else {
+            throw PluginError("the broker refused output of \(configuration.name) to \(chunk.stage): \(Self.describe(frames))")
         }
-        for index in chunks.indices { try sendChunk(index) }
-        var attempts = 0
-        while !waiting.isEmpty {
-            let replies = try waitForReplies(Array(waiting.keys), timeoutMilliseconds: configuration.confirmTimeoutMilliseconds)
-            var retry: [Int] = []
-            for (corr, frames) in replies {
-                guard let index = waiting.removeValue(forKey: corr) else { continue }
-                if frames[1] == Verb.ok.bytes { continue }
-                let code = frames.count > 3 ? String(decoding: frames[3], as: UTF8.self) : ""
-                guard code == ErrorCode.busy.wire else {
-                    throw PluginError("the broker refused output of \(configuration.name) to \(chunks[index].stage): \(Self.describe(frames))")
-                }
-                retry.append(index)
-            }
-            if replies.isEmpty && !waiting.isEmpty {
-                // No confirm in time: the broker restarted or the link broke.
-                logger.warning("no confirm in time; reconnecting", metadata: ["bus.plugin": "\(configuration.name)"])
-                let unanswered = Array(waiting.values)
-                waiting.removeAll()
-                let applied = appliedSeq
-                try connect()
-                appliedSeq = applied
-                retry.append(contentsOf: unanswered)
-            }
-            if !retry.isEmpty {
-                attempts += 1
-                if stopped && attempts > 50 { throw PluginError("stopping with unconfirmed output") }
-                if attempts > 1 { Thread.sleep(forTimeInterval: min(1.0, 0.01 * Double(attempts))) }
-                for index in retry { try sendChunk(index) }
-            }
+        if stopped && chunk.attempts > 50 { throw PluginError("stopping with unconfirmed output") }
+        if chunk.attempts > 1 { Thread.sleep(forTimeInterval: min(1.0, 0.01 * Double(chunk.attempts))) }
+        try sendChunk(place)
+    }
+
+    /// ACKs the batches whose output is all confirmed, oldest first.
+    private func settle() throws {
+        let settled = window.removeSettled()
+        guard let last = settled.last else { return }
+        try send(.ack, [Array(configuration.name.utf8), Array(String(last.lastSeq).utf8)])
+        for batch in settled {
+            metrics.batch(count: batch.inputs, forwarded: batch.forwarded, diagnostics: batch.diagnostics,
+                          seq: batch.lastSeq, nanoseconds: Self.nanoseconds(since: batch.started))
         }
+    }
+
+    /// Waits a little for confirms, settles what they complete, and reconnects if none came in time.
+    private func awaitConfirms() throws {
+        try receive(timeoutMilliseconds: 10)
+        try settle()
+        try checkConfirmTimeout()
+    }
+
+    /// Waits until every published output is confirmed and ACKed; when stopping, gives up
+    /// after a few confirm timeouts (a crash-like stop: the next start replays from the last commit).
+    private func drainWindow() throws {
+        let deadline = ContinuousClock.now + .milliseconds(3 * configuration.confirmTimeoutMilliseconds)
+        while !window.isEmpty {
+            if stopped && ContinuousClock.now > deadline { throw PluginError("stopping with unconfirmed output") }
+            try awaitConfirms()
+        }
+    }
+
+    /// No confirm within the timeout: the broker restarted or the link broke. Reconnect, and send
+    /// every unconfirmed chunk again, in order (the broker drops repeats by id).
+    private func checkConfirmTimeout() throws {
+        guard let oldest = window.oldestSend,
+              ContinuousClock.now - oldest >= .milliseconds(configuration.confirmTimeoutMilliseconds) else { return }
+        logger.warning("no confirm in time; reconnecting", metadata: ["bus.plugin": "\(configuration.name)"])
+        try connect()
+        for place in window.unconfirmedForResend() { try sendChunk(place) }
     }
 
     static func describe(_ frames: [[UInt8]]) -> String {

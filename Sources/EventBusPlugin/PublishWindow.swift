@@ -1,0 +1,128 @@
+import DequeModule
+
+/// The runner's published output that awaits its confirms, batch by batch.
+///
+/// A batch of input events becomes one or more PUBs (chunks within the PUB
+/// limits). The runner sends them at once and goes on with the next batch;
+/// this window remembers which PUB (by CORR) belongs to which batch, and
+/// hands back the batches whose every PUB is confirmed, oldest first — only
+/// those may be ACKed, since an ACK says that the input's output is safe.
+struct PublishWindow {
+    /// One PUB's worth of events for one stage.
+    struct Chunk {
+        let stage: String
+        let events: ArraySlice<[UInt8]>
+        var confirmed = false
+        /// Times it was sent.
+        var attempts = 0
+    }
+
+    /// The output of one batch of input events.
+    struct Batch {
+        /// The SEQ of the batch's last input event: what its ACK names.
+        let lastSeq: UInt64
+        /// Input events handled.
+        let inputs: Int
+        /// Events sent to the output stage and to `diag`.
+        let forwarded: Int
+        let diagnostics: Int
+        /// When handling began (for the batch timer).
+        let started: ContinuousClock.Instant
+        var chunks: [Chunk]
+        /// Chunks not yet confirmed.
+        var unconfirmed: Int
+        /// When a chunk of it was last sent.
+        var sentAt: ContinuousClock.Instant
+    }
+
+    /// Where a chunk sits: batch number (counted from the first batch ever added) and chunk index.
+    struct Place: Hashable {
+        let batch: Int
+        let chunk: Int
+    }
+
+    private(set) var batches: Deque<Batch> = []
+    /// The number of `batches.first`.
+    private var firstNumber = 0
+    private var places: [[UInt8]: Place] = [:]
+
+    var isEmpty: Bool { batches.isEmpty }
+    var count: Int { batches.count }
+
+    /// Splits a batch's output into PUB-sized chunks and adds it; returns the places to send.
+    mutating func add(lastSeq: UInt64, inputs: Int, started: ContinuousClock.Instant,
+                      outputs: [(stage: String, events: [[UInt8]])], maxEvents: Int, maxBytes: Int) -> [Place] {
+        var chunks: [Chunk] = []
+        for (stage, events) in outputs where !events.isEmpty {
+            var start = 0, bytes = 0
+            for (index, event) in events.enumerated() {
+                if index > start && (index - start == maxEvents || bytes + event.count > maxBytes) {
+                    chunks.append(Chunk(stage: stage, events: events[start..<index]))
+                    start = index
+                    bytes = 0
+                }
+                bytes += event.count
+            }
+            chunks.append(Chunk(stage: stage, events: events[start...]))
+        }
+        let forwarded = outputs.first?.events.count ?? 0
+        let diagnostics = outputs.dropFirst().reduce(0) { $0 + $1.events.count }
+        batches.append(Batch(lastSeq: lastSeq, inputs: inputs, forwarded: forwarded, diagnostics: diagnostics,
+                             started: started, chunks: chunks, unconfirmed: chunks.count, sentAt: .now))
+        let number = firstNumber + batches.count - 1
+        return chunks.indices.map { Place(batch: number, chunk: $0) }
+    }
+
+    /// The chunk at `place`.
+    func chunk(_ place: Place) -> Chunk { batches[place.batch - firstNumber].chunks[place.chunk] }
+
+    /// Records that the chunk at `place` went out as the PUB with `correlation`.
+    mutating func sent(_ place: Place, correlation: [UInt8]) {
+        places[correlation] = place
+        batches[place.batch - firstNumber].chunks[place.chunk].attempts += 1
+        batches[place.batch - firstNumber].sentAt = .now
+    }
+
+    /// The chunk a reply with `correlation` answers, if it is one of ours; forgets the CORR.
+    mutating func answered(_ correlation: [UInt8]) -> Place? {
+        places.removeValue(forKey: correlation)
+    }
+
+    /// Whether `correlation` is a PUB of this window.
+    func isAwaited(_ correlation: [UInt8]) -> Bool { places[correlation] != nil }
+
+    /// Records the confirm of the chunk at `place`.
+    mutating func confirm(_ place: Place) {
+        let index = place.batch - firstNumber
+        guard !batches[index].chunks[place.chunk].confirmed else { return }
+        batches[index].chunks[place.chunk].confirmed = true
+        batches[index].unconfirmed -= 1
+    }
+
+    /// Removes and returns the oldest batches whose output is all confirmed.
+    mutating func removeSettled() -> [Batch] {
+        var settled: [Batch] = []
+        while let first = batches.first, first.unconfirmed == 0 {
+            settled.append(batches.removeFirst())
+            firstNumber += 1
+        }
+        return settled
+    }
+
+    /// When the batch waiting longest for a confirm last sent one.
+    var oldestSend: ContinuousClock.Instant? {
+        batches.lazy.filter { $0.unconfirmed > 0 }.map(\.sentAt).min()
+    }
+
+    /// Every unconfirmed chunk, in order, forgetting their CORRs (to send again after a reconnect).
+    mutating func unconfirmedForResend() -> [Place] {
+        places.removeAll()
+        var result: [Place] = []
+        for (offset, batch) in batches.enumerated() {
+            for (index, chunk) in batch.chunks.enumerated() where !chunk.confirmed {
+                result.append(Place(batch: firstNumber + offset, chunk: index))
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,60 @@
+import Testing
+
+@testable import EventBusPlugin
+
+/// The runner's window of unconfirmed output: chunks within the PUB limits,
+/// batches settled only whole and only in order, resend after a reconnect.
+@Suite struct PublishWindowTests {
+    static func events(_ count: Int, bytes: Int = 10) -> [[UInt8]] {
+        (0..<count).map { _ in [UInt8](repeating: 0x61, count: bytes) }
+    }
+
+    /// Confirms the chunk sent under CORR `[correlation]`, which must be awaited.
+    static func confirm(_ window: inout PublishWindow, _ correlation: UInt8) throws {
+        let place = window.answered([correlation])
+        window.confirm(try #require(place))
+    }
+
+    @Test func outputIsSplitIntoChunksWithinTheEventAndByteLimits() {
+        var window = PublishWindow()
+        let places = window.add(lastSeq: 9, inputs: 9, started: .now,
+                                outputs: [("next", Self.events(25)), ("diag", Self.events(3, bytes: 40))],
+                                maxEvents: 10, maxBytes: 100)
+        // 25 events of 10 bytes in chunks of 10: 10, 10, 5; then diag at 40 bytes a piece: 2, 1.
+        #expect(places.map { window.chunk($0).events.count } == [10, 10, 5, 2, 1])
+        #expect(places.map { window.chunk($0).stage } == ["next", "next", "next", "diag", "diag"])
+        #expect(window.batches.first?.forwarded == 25)
+        #expect(window.batches.first?.diagnostics == 3)
+    }
+
+    @Test func aBatchSettlesOnlyWhenAllItsChunksAreConfirmedAndOnlyAfterTheOnesBefore() throws {
+        var window = PublishWindow()
+        let first = window.add(lastSeq: 5, inputs: 5, started: .now, outputs: [("next", Self.events(4))], maxEvents: 2, maxBytes: 1_000)
+        let second = window.add(lastSeq: 8, inputs: 3, started: .now, outputs: [("next", Self.events(1))], maxEvents: 2, maxBytes: 1_000)
+        for (n, place) in (first + second).enumerated() { window.sent(place, correlation: [UInt8(n)]) }
+        // The second batch is confirmed first: nothing settles, its ACK would skip the first's output.
+        try Self.confirm(&window, 2)
+        #expect(window.removeSettled().isEmpty)
+        try Self.confirm(&window, 0)
+        #expect(window.removeSettled().isEmpty)
+        try Self.confirm(&window, 1)
+        #expect(window.removeSettled().map(\.lastSeq) == [5, 8])
+        #expect(window.isEmpty)
+        #expect(window.answered([1]) == nil)
+    }
+
+    @Test func afterAReconnectEveryUnconfirmedChunkIsSentAgainInOrderUnderNewCorrelations() throws {
+        var window = PublishWindow()
+        let places = window.add(lastSeq: 3, inputs: 3, started: .now, outputs: [("next", Self.events(6))], maxEvents: 2, maxBytes: 1_000)
+        for (n, place) in places.enumerated() { window.sent(place, correlation: [UInt8(n)]) }
+        try Self.confirm(&window, 1)
+        let again = window.unconfirmedForResend()
+        #expect(again == [places[0], places[2]])
+        #expect(!window.isAwaited([0]) && !window.isAwaited([2]))
+        for (n, place) in again.enumerated() { window.sent(place, correlation: [UInt8(10 + n)]) }
+        #expect(window.chunk(places[0]).attempts == 2)
+        try Self.confirm(&window, 10)
+        try Self.confirm(&window, 11)
+        #expect(window.removeSettled().map(\.lastSeq) == [3])
+    }
+}
