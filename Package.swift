@@ -39,10 +39,12 @@ let package = Package(
             dependencies: ["CZeroMQ"],
             swiftSettings: strict
         ),
+        .target(name: "CCRC32C"),
         .target(
             name: "EventBus",
             dependencies: [
                 "ZeroMQ",
+                "CCRC32C",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

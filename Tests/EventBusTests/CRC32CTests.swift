@@ -28,4 +28,22 @@ struct CRC32CTests {
         let first = CRC32C.checksum(Array(bytes[..<split]))
         #expect(CRC32C.checksum(Array(bytes[split...]), seed: first) == whole)
     }
+
+    @Test func theCPUInstructionAndTheTablesAgreeOnEveryLengthAndSeed() {
+        let bytes = (0..<4_099).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ $0 >> 3) }
+        for length in [0, 1, 3, 7, 8, 9, 15, 16, 17, 63, 64, 300, 4_099] {
+            for seed: UInt32 in [0, 1, 0xE306_9283] {
+                let prefix = Array(bytes[..<length])
+                let table = prefix.withUnsafeBytes { CRC32C.software($0, seed: seed) }
+                #expect(CRC32C.checksum(prefix, seed: seed) == table, "length \(length), seed \(seed)")
+            }
+        }
+    }
+
+    @Test func thisMachineUsesTheInstruction() {
+        // The CI machines are x86-64 with SSE4.2; elsewhere the tables serve.
+        #if arch(x86_64)
+        #expect(CRC32C.usesHardware)
+        #endif
+    }
 }

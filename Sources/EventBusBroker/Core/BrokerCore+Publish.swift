@@ -154,6 +154,8 @@ extension BrokerCore {
         for (offset, record) in records.enumerated() {
             staged.append(RoutedRecord(seq: range.lowerBound + UInt64(offset), topic: record.topic, event: record.event))
         }
+        // One append is one stage (a PUB's, or a query's): commit handles the run as a whole.
+        if let first = staged.last.map({ $0.stage }) { stagedRuns.append((first, records.count)) }
         return range
     }
 }

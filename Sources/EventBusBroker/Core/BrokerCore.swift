@@ -45,6 +45,8 @@ final class BrokerCore {
     var unconfirmed: [PendingConfirm] = []
     /// Events appended and not yet routed.
     var staged: [RoutedRecord] = []
+    /// `staged` as runs of one stage each, in order.
+    var stagedRuns: [(stage: String, count: Int)] = []
     /// Every event up to this SEQ is committed and routed.
     var visibleSeq: UInt64
     var requestCounter: UInt64 = 0
@@ -253,25 +255,26 @@ final class BrokerCore {
         unconfirmed.removeAll(keepingCapacity: true)
         for confirm in confirms { sendConfirm(confirm) }
         let records = staged
+        let runs = stagedRuns
         staged.removeAll(keepingCapacity: true)
-        // Stages come in runs (a PUB batch is one stage): count runs, not events.
-        var runStage = ""
-        var runCount = 0
-        defer { metrics.appended(runCount, stage: runStage) }
-        for record in records {
-            let stage = record.stage
-            if stage != runStage {
-                metrics.appended(runCount, stage: runStage)
-                runStage = stage
-                runCount = 0
+        stagedRuns.removeAll(keepingCapacity: true)
+        var start = 0
+        for (stage, count) in runs {
+            let run = records[start..<start + count]
+            start += count
+            metrics.appended(count, stage: stage)
+            statistics.published[stage, default: 0] += count
+            if stage == Stage.out || stage == Stage.diag {
+                for record in run {
+                    indexRecord(record, stage: stage)
+                    if stage == Stage.diag { statistics.diagnostics[record.type, default: 0] += 1 }
+                    route(record, stage: stage)
+                }
+            } else {
+                index.append(stage: stage, seqs: run.lazy.map(\.seq))
             }
-            runCount += 1
-            indexRecord(record, stage: stage)
-            cache.append(record)
-            statistics.published[stage, default: 0] += 1
-            if stage == Stage.diag { statistics.diagnostics[record.type, default: 0] += 1 }
-            if stage == "out" || stage == "diag" { route(record, stage: stage) }
-            visibleSeq = record.seq
+            for record in run { cache.append(record) }
+            if let last = run.last { visibleSeq = last.seq }
         }
     }
 

@@ -29,6 +29,11 @@ struct StageIndex {
         lists[stage, default: List()].seqs.append(seq)
     }
 
+    /// Appends a run of SEQs of one stage, in order: one lookup for the run.
+    mutating func append(stage: String, seqs: some Sequence<UInt64>) {
+        lists[stage, default: List()].seqs.append(contentsOf: seqs)
+    }
+
     /// The first SEQ of `stage` at or after `seq`.
     func next(in stage: String, atOrAfter seq: UInt64) -> UInt64? {
         guard let list = lists[stage] else { return nil }
