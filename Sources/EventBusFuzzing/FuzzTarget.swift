@@ -15,6 +15,8 @@ import EventBusBroker
 /// - ``EventValidator/scanEnvelope(_:)-(UnsafeRawBufferPointer)`` and the parsing
 ///   path (parse, then ``EventValidator/validate(_:stage:)-(JSONValue,_)``) give the
 ///   same fields or the same error; the byte validator agrees with both.
+/// - ``EventValidator/checkIngress(_:)-([UInt8])`` gives the fields of the envelope that
+///   ``EventValidator/validate(_:stage:)-([UInt8],_)`` at stage `in` accepts, or the same error.
 /// - An event valid at stage `in` is valid at every stage.
 /// - A refusal carries an error code of the wire protocol the function may
 ///   answer (`bad_json`, `bad_event`, `unknown_type` for events; `bad_frame`,
@@ -104,6 +106,7 @@ public enum FuzzTarget {
         default:
             throw FuzzFailure("validate(stage: out) and scanEnvelope disagree on accepting", input: input)
         }
+        try checkIngress(input, against: atIn)
         switch atIn {
         case .success(let event):
             guard event.payload != nil else {
@@ -117,6 +120,27 @@ public enum FuzzTarget {
         }
         if case .failure(let error) = atOut {
             try checkRefusal(error.code, error.message, allowed: [.badJSON, .badEvent], input: input)
+        }
+    }
+
+    /// The ingress check agrees with validation at stage `in`.
+    static func checkIngress(_ input: [UInt8], against atIn: Result<ValidatedEvent, EventValidationError>) throws(FuzzFailure) {
+        let checked = Result { () throws(EventValidationError) -> EnvelopeFields in try EventValidator.checkIngress(input) }
+        switch (checked, atIn) {
+        case (.success(var fields), .success(let event)):
+            fields.dataRange = nil
+            let expected = EnvelopeFields(event.envelope)
+            guard fields == expected else {
+                throw FuzzFailure("checkIngress gives \(fields), validate(stage: in) \(expected)", input: input)
+            }
+        case (.failure(let error), .failure(let expected)):
+            guard error == expected else {
+                throw FuzzFailure("checkIngress refuses with \(error), validate(stage: in) with \(expected)", input: input)
+            }
+        case (.success, .failure(let error)):
+            throw FuzzFailure("checkIngress accepts, validate(stage: in) refuses: \(error)", input: input)
+        case (.failure(let error), .success):
+            throw FuzzFailure("validate(stage: in) accepts, checkIngress refuses: \(error)", input: input)
         }
     }
 

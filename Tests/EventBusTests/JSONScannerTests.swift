@@ -4,7 +4,7 @@ import Testing
 // MARK: - Helpers
 
 /// A small, seeded generator (SplitMix64), so that every run sees the same documents.
-private struct SeededRandom: RandomNumberGenerator {
+struct SeededRandom: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
@@ -74,7 +74,7 @@ private func expectAgreement(_ bytes: [UInt8], sourceLocation: SourceLocation = 
 }
 
 /// Random JSON texts, mostly valid, with the corners of the grammar in them.
-private struct DocumentGenerator {
+struct DocumentGenerator {
     var random: SeededRandom
 
     static let stringPieces: [String] = [
