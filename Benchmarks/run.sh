@@ -166,7 +166,8 @@ for run in $(seq "$RUNS"); do
   gateway_fanout
 done
 RESTART=1 bus_reducer restart_acks receipt-reducer 300000
-$BIN/eventbus-reducer-bench | while read -r _ mode rest; do
+# The reducer's allocator setting as `eventbus up` gives it (Supervisor.allocatorEnvironment).
+MALLOC_MMAP_THRESHOLD_=131072 $BIN/eventbus-reducer-bench | while read -r _ mode rest; do
   for kv in $rest; do echo "${kv%%=*} ${kv#*=}" >> $RESULTS; done
 done
 

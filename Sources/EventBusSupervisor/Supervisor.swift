@@ -57,10 +57,22 @@ public final class Supervisor: Sendable {
                 "--command", broker.commandEndpoint,
                 "--data-dir", config.broker.dataDirectory + "/plugins/" + stage.name,
             ] + extra
+            let environment = Self.allocatorEnvironment.merging(pluginKeys[stage.name]?.environment ?? [:]) { _, keys in keys }
             processes.append(PluginProcess(name: stage.name, executable: executable, arguments: arguments,
-                                           environment: pluginKeys[stage.name]?.environment ?? [:], config: config, logger: logger))
+                                           environment: environment, config: config, logger: logger))
         }
         self.processes = processes
+    }
+
+    /// Allocator settings for the plugin processes, unless the operator set them.
+    ///
+    /// glibc raises its mmap threshold each time a large block is freed, after
+    /// which freed large blocks stay in the heap: a plugin whose state arrays
+    /// grow by doubling (the reducer's per-channel message arrays) would keep
+    /// every outgrown copy resident. A fixed threshold (128 KiB, glibc's own
+    /// starting value) hands large blocks back to the system when freed.
+    static var allocatorEnvironment: [String: String] {
+        ProcessInfo.processInfo.environment["MALLOC_MMAP_THRESHOLD_"] == nil ? ["MALLOC_MMAP_THRESHOLD_": "131072"] : [:]
     }
 
     /// The command endpoint as bound.

@@ -46,6 +46,16 @@ import ZeroMQ
         #expect(stats["stages"]?["diag"]?.int64Value == 20)
     }
 
+    @Test func pluginsRunWithAFixedMmapThresholdSoOutgrownArraysLeaveMemory() throws {
+        let pipeline = try SupervisedPipeline([SupervisedPipeline.plugin("relay", executable: "identity")])
+        defer { pipeline.stop() }
+        try pipeline.waitUntilReady()
+        let pid = try #require(pipeline.supervisor.processIdentifier(of: "relay"))
+        let environ = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ"))
+        let variables = environ.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        #expect(variables.contains("MALLOC_MMAP_THRESHOLD_=131072"))
+    }
+
     @Test func aPluginThatKeepsCrashingIsReportedAndTheOthersKeepRunning() throws {
         let pipeline = try SupervisedPipeline([
             SupervisedPipeline.plugin("relay", executable: "identity"),
