@@ -48,10 +48,11 @@ extension BrokerCore {
             }
             let envelope: EnvelopeFields
             do {
-                // Past `in` only the envelope is checked: a scan, no `data` tree (same checks, same errors).
+                // Scans, no JSON tree: at `in` the envelope and the type's `data` rules
+                // (the full parse only for rare types and refusals), past `in` the envelope.
                 envelope =
                     stage == Stage.in
-                    ? EnvelopeFields(try EventValidator.validate(frame, stage: stage).envelope)
+                    ? try EventValidator.checkIngress(frame)
                     : try EventValidator.scanEnvelope(frame)
             } catch {
                 throw BusError(error.code, "event \(position): \(error.message)")
