@@ -107,6 +107,9 @@ public enum FuzzTarget {
             throw FuzzFailure("validate(stage: out) and scanEnvelope disagree on accepting", input: input)
         }
         try checkIngress(input, against: atIn)
+        for stage in [Stage.in, Stage.out] {
+            try checkSpans(input, stage: stage, against: stage == Stage.in ? atIn.map(\.envelope) : atOut.map(\.envelope))
+        }
         switch atIn {
         case .success(let event):
             guard event.payload != nil else {
@@ -141,6 +144,20 @@ public enum FuzzTarget {
             throw FuzzFailure("checkIngress accepts, validate(stage: in) refuses: \(error)", input: input)
         case (.failure(let error), .success):
             throw FuzzFailure("validate(stage: in) accepts, checkIngress refuses: \(error)", input: input)
+        }
+    }
+
+    /// `envelopeSpans` vouches only for what the validator accepts at `stage`, and its ranges hold
+    /// the attributes the validator read.
+    static func checkSpans(_ input: [UInt8], stage: String, against validated: Result<EventEnvelope, EventValidationError>) throws(FuzzFailure) {
+        guard let spans = input.withUnsafeBytes({ EventValidator.envelopeSpans($0, stage: stage) }) else { return }
+        guard case .success(let envelope) = validated else {
+            throw FuzzFailure("envelopeSpans vouches at \(stage) for an event the validator refuses", input: input)
+        }
+        func text(_ range: Range<Int>) -> String { String(decoding: input[range], as: UTF8.self) }
+        guard text(spans.id) == envelope.id, text(spans.source) == envelope.source, text(spans.type) == envelope.type,
+              text(spans.subject) == envelope.subject, spans.hasTime == (envelope.time != nil) else {
+            throw FuzzFailure("envelopeSpans at \(stage) reads \(spans), the validator \(envelope)", input: input)
         }
     }
 

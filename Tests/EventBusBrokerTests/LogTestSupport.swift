@@ -37,8 +37,8 @@ func testRecordSize(_ n: Int, eventBytes: Int = 300) -> Int {
 /// Whether `stored` holds exactly `pending` with `seq`.
 func matches(_ stored: LogRecord?, _ pending: PendingRecord, seq: UInt64) -> Bool {
     guard let stored else { return false }
-    return stored.seq == seq && stored.topic == pending.topic && stored.source == pending.source
-        && stored.id == pending.id && stored.event == pending.event
+    return stored.seq == seq && stored.topic == pending.topic && stored.source == Array(pending.source)
+        && stored.id == Array(pending.id) && stored.event == pending.event
 }
 
 /// The `.seg` file names in `<directory>/log`, sorted.

@@ -46,7 +46,7 @@ private func expectSameAnswer(_ bytes: [UInt8], sourceLocation: SourceLocation =
 
 /// Random ingress events of every type: mostly valid, else with one member (now and then more) wrong in every
 /// way the rules can refuse, and with escapes in valid values, which leave them to the full path.
-private struct IngressEventGenerator {
+struct IngressEventGenerator {
     var random: SeededRandom
     /// The member the event being built gets wrong, if any.
     var fault: String?

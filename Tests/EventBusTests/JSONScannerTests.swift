@@ -239,7 +239,7 @@ struct DocumentGenerator {
 // MARK: - Envelope fast path against the parsing path
 
 /// Random events, valid and broken in every envelope field.
-private struct EventGenerator {
+struct EventGenerator {
     var random: SeededRandom
 
     mutating func pick<T>(_ choices: [T]) -> T { choices[Int(random.next() % UInt64(choices.count))] }

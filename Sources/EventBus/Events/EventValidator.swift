@@ -269,13 +269,7 @@ public enum EventValidator {
     }
 
     static func isPrintableASCII(_ text: String, max: Int) -> Bool {
-        Identifier.withBytes(text) { bytes in
-            guard bytes.count >= 1, bytes.count <= max else { return false }
-            for byte in bytes where byte < 0x20 || byte > 0x7E {
-                return false
-            }
-            return true
-        }
+        Identifier.withBytes(text) { bytes in isPrintableASCII(bytes, max: max) }
     }
 
     static func hasScalarCount(_ text: String, in range: ClosedRange<Int>) -> Bool {
@@ -288,13 +282,7 @@ public enum EventValidator {
     }
 
     static func isValidSubject(_ subject: String) -> Bool {
-        Identifier.withBytes(subject) { bytes in
-            guard bytes.count >= 1, bytes.count <= maxSubjectBytes else { return false }
-            for byte in bytes where byte == UInt8(ascii: "/") {
-                return false
-            }
-            return true
-        }
+        Identifier.withBytes(subject, isValidSubject)
     }
 
     static func checkSubject(_ subject: String, of payload: IngressPayload) throws(EventValidationError) {

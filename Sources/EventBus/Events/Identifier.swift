@@ -29,20 +29,23 @@ public enum Identifier {
 
     /// Whether `name` is a valid event type name, `[a-z][a-z0-9_.]{0,63}`.
     public static func isValidEventTypeName(_ name: String) -> Bool {
-        withBytes(name) { bytes in
-            guard bytes.count >= 1, bytes.count <= 64 else { return false }
-            guard bytes[0] >= UInt8(ascii: "a") && bytes[0] <= UInt8(ascii: "z") else { return false }
-            for byte in bytes {
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                    UInt8(ascii: "_"), UInt8(ascii: "."):
-                    continue
-                default:
-                    return false
-                }
+        withBytes(name, isEventTypeName)
+    }
+
+    /// `[a-z][a-z0-9_.]{0,63}`, on bytes.
+    static func isEventTypeName(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count >= 1, bytes.count <= 64 else { return false }
+        guard bytes[0] >= UInt8(ascii: "a") && bytes[0] <= UInt8(ascii: "z") else { return false }
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "_"), UInt8(ascii: "."):
+                continue
+            default:
+                return false
             }
-            return true
         }
+        return true
     }
 
     /// Whether `time` is an RFC 3339 UTC time with exactly three fraction

@@ -16,6 +16,18 @@ public enum Topic {
         return topic
     }
 
+    /// The topic bytes of an event whose subject and type are given as bytes.
+    public static func make(stage: [UInt8], subject: ArraySlice<UInt8>, type: ArraySlice<UInt8>) -> [UInt8] {
+        var topic: [UInt8] = []
+        topic.reserveCapacity(stage.count + subject.count + type.count + 2)
+        topic.append(contentsOf: stage)
+        topic.append(UInt8(ascii: "/"))
+        topic.append(contentsOf: subject)
+        topic.append(UInt8(ascii: "/"))
+        topic.append(contentsOf: type)
+        return topic
+    }
+
     /// The subscription prefix for every event of `subject` at `stage`:
     /// `STAGE/SUBJECT/`, ending in `/` so that a longer subject does not match.
     public static func prefix(stage: String, subject: String) -> [UInt8] {

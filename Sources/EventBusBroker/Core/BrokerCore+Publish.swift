@@ -46,24 +46,14 @@ extension BrokerCore {
             guard frame.count <= WireProtocol.maxBatchBytes else {
                 throw BusError(.tooLarge, "event \(position): \(frame.count) bytes, at most \(WireProtocol.maxBatchBytes) in one batch")
             }
-            let envelope: EnvelopeFields
-            do {
-                // Scans, no JSON tree: at `in` the envelope and the type's `data` rules
-                // (the full parse only for rare types and refusals), past `in` the envelope.
-                envelope =
-                    stage == Stage.in
-                    ? try EventValidator.checkIngress(frame)
-                    : try EventValidator.scanEnvelope(frame)
-            } catch {
-                throw BusError(error.code, "event \(position): \(error.message)")
-            }
+            let envelope = try Self.routing(frame, stage: stage, stageBytes: stageBytes, position: position)
             // A `reply` (a paged query answer with its redacted views) may take the
             // whole batch limit; every other event is held to max_event_bytes.
-            guard frame.count <= config.maxEventBytes || envelope.type == EventType.reply.rawValue else {
+            guard frame.count <= config.maxEventBytes || envelope.isReply else {
                 throw BusError(.tooLarge, "event \(position): \(frame.count) bytes, max_event_bytes is \(config.maxEventBytes) (only a reply may be larger, up to \(WireProtocol.maxBatchBytes))")
             }
             var stored = frame
-            if envelope.time == nil && stage == Stage.in {
+            if !envelope.hasTime && stage == Stage.in {
                 // SPEC.md: a missing `*_at` means the envelope's time, or the broker's
                 // append time if that is missing too. Stamp it once, here, so that every
                 // stage and every replay reads the same time.
@@ -71,8 +61,7 @@ extension BrokerCore {
                 appendTime = time
                 stored = Self.stamping(frame, time: time)
             }
-            let source = Array(envelope.source.utf8), id = Array(envelope.id.utf8)
-            let key = DedupKey(stage: stageBytes, source: source, id: id)
+            let key = DedupKey(stage: stageBytes, source: envelope.source, id: envelope.id)
             if let seq = dedup.seq(for: key) {
                 answers.append(.logged(seq))
                 hits += 1
@@ -83,9 +72,7 @@ extension BrokerCore {
                 batchKeys.update(UInt64(records.count + 1), for: key)
                 answers.append(.appended(records.count))
                 keys.append(key)
-                records.append(PendingRecord(
-                    topic: Topic.make(stage: stage, subject: envelope.subject, type: envelope.type),
-                    source: source, id: id, event: stored))
+                records.append(PendingRecord(topic: envelope.topic, source: envelope.source, id: envelope.id, event: stored))
             }
         }
 
@@ -106,6 +93,43 @@ extension BrokerCore {
             }
         }
         unconfirmed.append(PendingConfirm(peer: message.peer, correlation: message.correlation, seqs: seqs))
+    }
+
+    /// What the broker needs of an event to log it: its topic, identity, whether it is a `reply`
+    /// and whether it has a `time`.
+    struct Routing {
+        let topic: [UInt8]
+        let source: ArraySlice<UInt8>
+        let id: ArraySlice<UInt8>
+        let isReply: Bool
+        let hasTime: Bool
+    }
+
+    /// Validates an event for `stage` and extracts its ``Routing``.
+    ///
+    /// Most events pass one scan that makes no string: the attributes are
+    /// sliced from the frame. The others (escapes, rare ingress types) and
+    /// every refusal take the string path, which decides and words the error
+    /// exactly: at `in` the envelope and the type's `data` rules, past `in` the
+    /// envelope (neither builds a JSON tree for common events).
+    static func routing(_ frame: [UInt8], stage: String, stageBytes: [UInt8], position: Int) throws(BusError) -> Routing {
+        let spans = frame.withUnsafeBytes { EventValidator.envelopeSpans($0, stage: stage) }
+        if let spans {
+            return Routing(
+                topic: Topic.make(stage: stageBytes, subject: frame[spans.subject], type: frame[spans.type]),
+                source: frame[spans.source], id: frame[spans.id],
+                isReply: frame[spans.type].elementsEqual(EventType.reply.rawValue.utf8), hasTime: spans.hasTime)
+        }
+        let envelope: EnvelopeFields
+        do {
+            envelope = stage == Stage.in ? try EventValidator.checkIngress(frame) : try EventValidator.scanEnvelope(frame)
+        } catch {
+            throw BusError(error.code, "event \(position): \(error.message)")
+        }
+        return Routing(
+            topic: Topic.make(stage: stage, subject: envelope.subject, type: envelope.type),
+            source: Array(envelope.source.utf8)[...], id: Array(envelope.id.utf8)[...],
+            isReply: envelope.type == EventType.reply.rawValue, hasTime: envelope.time != nil)
     }
 
     /// Sends an event to the stream's subscribers without ever waiting for one.

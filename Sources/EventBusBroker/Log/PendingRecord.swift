@@ -4,10 +4,10 @@
 public struct PendingRecord: Sendable, Equatable {
     /// The event's topic, `STAGE/SUBJECT/TYPE` (at most 65,535 bytes).
     public var topic: [UInt8]
-    /// The event's `source` attribute (at most 65,535 bytes).
-    public var source: [UInt8]
-    /// The event's `id` attribute (at most 65,535 bytes).
-    public var id: [UInt8]
+    /// The event's `source` attribute (at most 65,535 bytes); often a slice of ``event``'s frame.
+    public var source: ArraySlice<UInt8>
+    /// The event's `id` attribute (at most 65,535 bytes); often a slice of ``event``'s frame.
+    public var id: ArraySlice<UInt8>
     /// The whole event as it was published.
     public var event: [UInt8]
 
@@ -19,6 +19,11 @@ public struct PendingRecord: Sendable, Equatable {
     ///   - id: The event's `id`.
     ///   - event: The event's bytes.
     public init(topic: [UInt8], source: [UInt8], id: [UInt8], event: [UInt8]) {
+        self.init(topic: topic, source: source[...], id: id[...], event: event)
+    }
+
+    /// Creates a record to append from slices (of the frame the event came in, say), copying nothing.
+    public init(topic: [UInt8], source: ArraySlice<UInt8>, id: ArraySlice<UInt8>, event: [UInt8]) {
         self.topic = topic
         self.source = source
         self.id = id

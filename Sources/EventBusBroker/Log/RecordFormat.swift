@@ -49,17 +49,17 @@ enum RecordFormat {
         p.storeBytes(of: UInt16(t).littleEndian, toByteOffset: 24, as: UInt16.self)
         p.storeBytes(of: UInt16(s).littleEndian, toByteOffset: 26, as: UInt16.self)
         p.storeBytes(of: UInt16(i).littleEndian, toByteOffset: 28, as: UInt16.self)
-        copy(record.topic, to: p + headerSize)
+        copy(record.topic[...], to: p + headerSize)
         copy(record.source, to: p + headerSize + t)
         copy(record.id, to: p + headerSize + t + s)
-        copy(record.event, to: p + headerSize + t + s + i)
+        copy(record.event[...], to: p + headerSize + t + s + i)
         let crc = CRC32C.checksum(UnsafeRawBufferPointer(start: p + prefixSize, count: body))
         p.storeBytes(of: crc.littleEndian, toByteOffset: 4, as: UInt32.self)
         return prefixSize + body
     }
 
     @inline(__always)
-    private static func copy(_ field: [UInt8], to destination: UnsafeMutableRawPointer) {
+    private static func copy(_ field: ArraySlice<UInt8>, to destination: UnsafeMutableRawPointer) {
         field.withUnsafeBytes { source in
             guard let base = source.baseAddress else { return }
             destination.copyMemory(from: base, byteCount: source.count)
