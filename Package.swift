@@ -221,7 +221,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "eventbus-bench",
-            dependencies: ["ZeroMQ"],
+            dependencies: ["ZeroMQ", "EventBus"],
             path: "Benchmarks/EventBusBench",
             swiftSettings: strict
         ),

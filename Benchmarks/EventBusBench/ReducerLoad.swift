@@ -1,3 +1,4 @@
+import EventBus
 import Foundation
 import ZeroMQ
 
@@ -83,17 +84,19 @@ func reducer(endpoint: String, acks: Int, batch: Int, window: Int, rate: Int?) t
     Thread {
         var seen = 0, lastAck = 0
         while seen < acks, let message = try? consumer.receive() {
-            // EVTS: NAME, then SEQ TOPIC EVENT for each event.
-            guard message.count >= 6, message.count % 3 == 0, message[1] == Array("EVTS".utf8) else { continue }
+            // EVTS: NAME, then one BATCH frame.
+            guard message.count == 4, message[1] == Array("EVTS".utf8) else { continue }
             let arrived = now()
-            for event in stride(from: 5, to: message.count, by: 3) {
-                if let index = load.index(ofOutput: message[event]), index < acks, arrivals[index] == 0 {
+            var lastSeq: UInt64 = 0
+            DeliveryBatch.decode(message[3]) { seq, _, event in
+                lastSeq = seq
+                if let index = load.index(ofOutput: Array(event)), index < acks, arrivals[index] == 0 {
                     arrivals[index] = arrived
                     seen += 1
                 }
             }
             if seen - lastAck >= 2_000 || seen == acks {
-                _ = try? consumer.send(frames("ACK", "a", [Array(consumerName.utf8), message[message.count - 3]]))
+                _ = try? consumer.send(frames("ACK", "a", [Array(consumerName.utf8), Array(String(lastSeq).utf8)]))
                 lastAck = seen
             }
         }

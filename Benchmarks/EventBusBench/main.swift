@@ -14,6 +14,7 @@
 //       a group chat (1,000 members) then ACKS read acks that each move a
 //       watermark, through the receipt reducer; acks/s until every ack's
 //       `message.read` reached `out`, or, with RATE, ack-to-`out` latency.
+import EventBus
 import Foundation
 import ZeroMQ
 
@@ -77,19 +78,21 @@ func throughput(endpoint: String, count: Int, batch: Int, window: Int, stage: St
     let start = now()
     let received = Atomic(0)
     let consumerThread = Thread {
-        // Copies only the last SEQ of each EVTS (NAME, then SEQ TOPIC EVENT triples), like
-        // the C baselines that copy nothing: the driver should leave the CPU to the broker.
+        // Reads each EVTS batch in place, keeping only its last SEQ, like the C
+        // baselines that copy nothing: the driver should leave the CPU to the broker.
         var seen = 0
         var lastAck = 0
-        var lastSeq: [UInt8] = []
-        var frameCount = 0
+        var lastSeq: UInt64 = 0
         while seen < count, let total = try? consumer.receive(visiting: { index, bytes in
-            if index >= 3 && index % 3 == 0 { frameCount = index; lastSeq = Array(bytes) }
+            guard index == 3 else { return }
+            DeliveryBatch.decode(bytes) { seq, _, _ in
+                seen += 1
+                lastSeq = seq
+            }
         }) {
-            guard total >= 6 && total % 3 == 0 && frameCount == total - 3 else { continue }
-            seen += (total - 3) / 3
-            if seen - lastAck >= 5_000 || seen == count {
-                _ = try? consumer.send(frames("ACK", "a", [Array(consumerName.utf8), lastSeq]))
+            guard total == 4 else { continue }
+            if seen - lastAck >= 5_000 || seen >= count {
+                _ = try? consumer.send(frames("ACK", "a", [Array(consumerName.utf8), Array(String(lastSeq).utf8)]))
                 lastAck = seen
             }
         }

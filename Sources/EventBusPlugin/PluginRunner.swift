@@ -251,12 +251,15 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
         lastTraffic = .now
         guard frames.count >= 3, frames[0] == WireProtocol.signature else { return true }
         switch frames[1] {
-        case Verb.evt.bytes where frames.count == 6, Verb.evts.bytes where frames.count >= 6 && frames.count % 3 == 0:
-            // EVT: NAME SEQ TOPIC EVENT; EVTS: NAME and (SEQ TOPIC EVENT) again and again.
-            for index in stride(from: 3, to: frames.count, by: 3) {
-                guard let seq = UInt64(String(decoding: frames[index], as: UTF8.self)) else { return true }
-                pending.append(PluginEvent(seq: seq, topic: String(decoding: frames[index + 1], as: UTF8.self), bytes: frames[index + 2]))
+        case Verb.evt.bytes where frames.count == 6:
+            guard let seq = UInt64(String(decoding: frames[3], as: UTF8.self)) else { return true }
+            pending.append(PluginEvent(seq: seq, topic: String(decoding: frames[4], as: UTF8.self), bytes: frames[5]))
+        case Verb.evts.bytes where frames.count == 4:
+            // NAME, then one BATCH frame of many events.
+            let complete = DeliveryBatch.decode(frames[3]) { seq, topic, event in
+                pending.append(PluginEvent(seq: seq, topic: String(decoding: topic, as: UTF8.self), bytes: Array(event)))
             }
+            if !complete { logger.warning("malformed EVTS batch", metadata: ["bus.plugin": "\(configuration.name)"]) }
         case Verb.end.bytes:
             throw PluginError("consumer \(configuration.name) was taken over by another process: \(Self.describe(frames))")
         case Verb.ok.bytes, Verb.err.bytes:

@@ -148,6 +148,34 @@ public final class Socket: @unchecked Sendable {
         return try sent.get()
     }
 
+    /// Sends one frame of `size` bytes that `fill` writes in place, in libzmq's own buffer: for
+    /// a sender that assembles a large frame from many pieces without building it first.
+    ///
+    /// - Parameters:
+    ///   - size: The frame's size in bytes.
+    ///   - more: `true` for every frame but the message's last.
+    ///   - dontWait: Return `false` instead of blocking when the message cannot be queued now.
+    ///   - fill: Writes exactly `size` bytes into the buffer it is given.
+    /// - Returns: `true` when the frame was queued.
+    @discardableResult
+    public func sendFrame(size: Int, more: Bool, dontWait: Bool = false,
+                          fill: (UnsafeMutableRawBufferPointer) -> Void) throws(ZMQError) -> Bool {
+        let handle = try live("zmq_msg_send")
+        var message = zmq_msg_t()
+        guard zmq_msg_init_size(&message, size) == 0 else { throw ZMQError.last("zmq_msg_init_size") }
+        fill(UnsafeMutableRawBufferPointer(start: zmq_msg_data(&message), count: size))
+        let flags = (dontWait ? ZMQ_DONTWAIT : 0) | (more ? ZMQ_SNDMORE : 0)
+        while true {
+            // On success libzmq owns the message; on failure it is still ours to close.
+            if zmq_msg_send(&message, handle, flags) >= 0 { return true }
+            let error = ZMQError.last("zmq_msg_send")
+            if error.interrupted { continue }
+            zmq_msg_close(&message)
+            if error.wouldBlock { return false }
+            throw error
+        }
+    }
+
     // MARK: Receiving
 
     /// Receives one multipart message.

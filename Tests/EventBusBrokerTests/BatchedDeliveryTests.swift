@@ -9,11 +9,14 @@ import Testing
     static func nextBatch(_ peer: RawPeer) throws -> [(seq: String, topic: String, event: [UInt8])]? {
         while let frames = try peer.receive() {
             guard frames[1] == Array("EVTS".utf8) else { continue }
-            #expect(frames.count >= 6 && frames.count % 3 == 0, "EVTS has NAME and whole triples")
+            #expect(frames.count == 4, "EVTS is NAME and one BATCH frame")
             #expect(frames[2] == Array("b".utf8))
-            return stride(from: 3, to: frames.count, by: 3).map {
-                (String(decoding: frames[$0], as: UTF8.self), String(decoding: frames[$0 + 1], as: UTF8.self), frames[$0 + 2])
+            var batch: [(seq: String, topic: String, event: [UInt8])] = []
+            let wellFormed = DeliveryBatch.decode(frames[3]) { seq, topic, event in
+                batch.append((String(seq), String(decoding: topic, as: UTF8.self), Array(event)))
             }
+            #expect(wellFormed)
+            return batch
         }
         return nil
     }

@@ -3,6 +3,7 @@
 Proof that the bus is usable from any language with a ZeroMQ binding.
 """
 import json
+import pathlib
 import struct
 import time
 import uuid
@@ -92,17 +93,22 @@ def test_batched_delivery_brings_many_events_per_evts_message(broker, context):
     hello = consumer.call("HELLO", json.dumps({"name": "py-batch", "batch": True}))
     assert hello[1] == b"OK" and json.loads(hello[3])["batch"] is True
     assert consumer.call("CONSUME", "py-batched", "earliest", "1000", "py-plugin/")[1] == b"OK"
+    # The decoding loop of docs/protocol.md ("Batched delivery"), run as written.
+    docs = pathlib.Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
+    section = docs.read_text().split("#### Batched delivery (EVTS)")[1]
+    decoder = section.split("```python\n")[1].split("```")[0]
     seqs, messages = [], 0
     while len(seqs) < 300:
         frames = consumer.socket.recv_multipart()
         if frames[1] != b"EVTS":
             continue
-        name, triples = frames[2], frames[3:]
-        assert name == b"py-batched" and len(triples) % 3 == 0
-        for seq, topic, body in zip(triples[0::3], triples[1::3], triples[2::3]):
+        assert len(frames) == 4 and frames[2] == b"py-batched"
+        scope = {"batch": frames[3]}
+        exec(decoder, scope)
+        for seq, topic, body in scope["events"]:
             assert topic == b"py-plugin/messaging:general/message.read"
             assert json.loads(body)["data"]["message_id"] == f"m{len(seqs)}"
-            seqs.append(int(seq))
+            seqs.append(seq)
         messages += 1
     assert seqs == list(range(seqs[0], seqs[0] + 300))
     assert messages < 300

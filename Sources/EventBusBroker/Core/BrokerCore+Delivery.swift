@@ -15,7 +15,7 @@ extension BrokerCore {
 
     /// Sends `consumer` the committed events it may have: one `EVT` each, or,
     /// when its peer asked for batched delivery, `EVTS` messages of up to
-    /// 1,000 events and 4 MiB.
+    /// 1,000 events and about 4 MiB.
     private func pump(_ consumer: ConsumerState) {
         guard let peer = consumer.peer else { return }
         var sent = 0
@@ -52,19 +52,37 @@ extension BrokerCore {
         }
     }
 
-    /// Sends `records` as one `EVTS` message, or as one `EVT` (a single record, not batched),
-    /// frame by frame from the records' own bytes.
+    /// Sends `records` as one `EVTS` message (NAME, then one BATCH frame written in
+    /// libzmq's buffer, ``DeliveryBatch``), or as one `EVT` (a single record, not
+    /// batched), frame by frame from the records' own bytes.
     ///
     /// - Returns: `false` when the peer's queue is full (nothing was sent).
     private func sendDelivery(_ records: [RoutedRecord], batched: Bool, to peer: [UInt8], name: [UInt8]) throws(ZMQError) -> Bool {
         guard try router.sendFrame(peer, more: true, dontWait: true) else { return false }
         try router.sendFrame(WireProtocol.signature, more: true, dontWait: true)
         try router.sendFrame(batched ? Verb.evts.bytes : Verb.evt.bytes, more: true, dontWait: true)
-        try router.sendFrame(name, more: true, dontWait: true)
-        for (index, record) in records.enumerated() {
+        guard batched else {
+            let record = records[0]
+            try router.sendFrame(name, more: true, dontWait: true)
             try sendDecimal(record.seq, more: true)
             try router.sendFrame(record.topic, more: true, dontWait: true)
-            try router.sendFrame(record.event, more: index < records.count - 1, dontWait: true)
+            try router.sendFrame(record.event, more: false, dontWait: true)
+            return true
+        }
+        try router.sendFrame(name, more: true, dontWait: true)
+        let size = records.reduce(0) {
+            $0 + DeliveryBatch.encodedSize(seq: $1.seq, topicCount: $1.topic.count, eventCount: $1.event.count)
+        }
+        try router.sendFrame(size: size, more: false, dontWait: true) { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var offset = 0
+            for record in records {
+                offset += record.topic.withUnsafeBytes { topic in
+                    record.event.withUnsafeBytes { event in
+                        DeliveryBatch.write(seq: record.seq, topic: topic, event: event, to: base + offset)
+                    }
+                }
+            }
         }
         return true
     }
