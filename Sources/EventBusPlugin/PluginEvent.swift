@@ -16,16 +16,20 @@ public struct PluginEvent: Sendable {
         self.bytes = bytes
     }
 
-    /// The event type, read from the topic without parsing the event.
+    /// The event type, read from the topic without parsing the event: what follows its last `/`.
     public var type: Substring {
-        guard let slash = topic.lastIndex(of: "/") else { return "" }
-        return topic[topic.index(after: slash)...]
+        let utf8 = topic.utf8
+        guard let slash = utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
+        return topic[utf8.index(after: slash)...]
     }
 
-    /// The subject, read from the topic without parsing the event.
+    /// The subject, read from the topic without parsing the event: what lies between its
+    /// first and second `/`.
     public var subject: Substring {
-        let parts = topic.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
-        return parts.count == 3 ? parts[1] : ""
+        let utf8 = topic.utf8
+        guard let first = utf8.firstIndex(of: UInt8(ascii: "/")),
+              let second = utf8[utf8.index(after: first)...].firstIndex(of: UInt8(ascii: "/")) else { return "" }
+        return topic[utf8.index(after: first)..<second]
     }
 
     /// Parses the envelope (about 1 µs for a typical event).
