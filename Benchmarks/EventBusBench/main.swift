@@ -109,11 +109,15 @@ func throughput(endpoint: String, count: Int, batch: Int, window: Int, stage: St
             outstanding += 1
             sent = end
         }
-        guard let reply = try publisher.receive() else { throw ProcessError("no confirm within 30 s") }
-        guard reply.count >= 4, reply[1] == Array("OK".utf8) else {
-            throw ProcessError("PUB refused: \(reply.dropFirst(3).map { String(decoding: $0, as: UTF8.self) })")
-        }
-        confirmed += reply.count - 3
+        // Reads the confirm in place (one SEQ frame per event), copying nothing unless it is an ERR.
+        var isOK = false
+        var refusal: [String] = []
+        guard let frameCount = try publisher.receive(visiting: { index, bytes in
+            if index == 1 { isOK = bytes.elementsEqual("OK".utf8) }
+            if index >= 3 && !isOK { refusal.append(String(decoding: bytes, as: UTF8.self)) }
+        }) else { throw ProcessError("no confirm within 30 s") }
+        guard frameCount >= 4, isOK else { throw ProcessError("PUB refused: \(refusal)") }
+        confirmed += frameCount - 3
         outstanding -= 1
     }
     let confirmedAt = now()
