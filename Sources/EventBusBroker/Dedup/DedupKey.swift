@@ -1,31 +1,59 @@
 /// A 128-bit fingerprint of an event's identity (STAGE, `source`, `id`).
 ///
 /// The dedup window holds up to millions of identities; keeping the strings would
-/// cost ~100 bytes each, a fingerprint costs 16. Two independent 64-bit hashes
-/// (FNV-1a and a multiply-rotate hash with different seeds, each finalised with
-/// a murmur3 mix) make an accidental collision among a few million keys about
-/// as likely as 1 in 10^25.
+/// cost ~100 bytes each, a fingerprint costs 16. Two independent 64-bit
+/// multiply-rotate lanes fed eight bytes at a time, each finalised with a
+/// murmur3 mix, make an accidental collision among a few million keys about as
+/// likely as 1 in 10^25. Fingerprints are never stored: the window is rebuilt
+/// from the log at start, so the function may change between versions.
 struct DedupKey: Hashable, Sendable {
     let high: UInt64
     let low: UInt64
 
     init(stage: some Collection<UInt8>, source: some Collection<UInt8>, id: some Collection<UInt8>) {
+        var lanes = Lanes()
+        // Lengths go in first so that ("ab","c") and ("a","bc") differ.
+        lanes.feed(UInt64(truncatingIfNeeded: stage.count) | UInt64(truncatingIfNeeded: source.count) << 21
+                   | UInt64(truncatingIfNeeded: id.count) << 42)
+        lanes.feed(stage)
+        lanes.feed(source)
+        lanes.feed(id)
+        high = DedupKey.mix(lanes.a ^ 0x6a09_e667_f3bc_c908)
+        low = DedupKey.mix(lanes.b &+ high)
+    }
+
+    /// Two independent 64-bit multiply-rotate lanes, fed eight bytes at a time.
+    private struct Lanes {
         var a: UInt64 = 0xcbf2_9ce4_8422_2325
         var b: UInt64 = 0x9e37_79b9_7f4a_7c15
-        func feed(_ byte: UInt8) {
-            a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-            b = ((b ^ UInt64(byte)) &* 0xff51_afd7_ed55_8ccd)
-            b = (b << 31) | (b >> 33)
+
+        mutating func feed(_ word: UInt64) {
+            a = ((a ^ (word &* 0x87c3_7b91_1142_53d5)) << 31 | (a ^ (word &* 0x87c3_7b91_1142_53d5)) >> 33) &* 0x4cf5_ad43_2745_937f
+            b = ((b ^ (word &* 0xff51_afd7_ed55_8ccd)) << 27 | (b ^ (word &* 0xff51_afd7_ed55_8ccd)) >> 37) &* 0xc4ce_b9fe_1a85_ec53
         }
-        // Lengths go in first so that ("ab","c") and ("a","bc") differ.
-        for part in [stage.count, source.count, id.count] {
-            for shift in stride(from: 0, to: 32, by: 8) { feed(UInt8(truncatingIfNeeded: part >> shift)) }
+
+        mutating func feed(_ bytes: some Collection<UInt8>) {
+            if bytes.withContiguousStorageIfAvailable({ feed(raw: UnsafeRawBufferPointer($0)) }) == nil {
+                Array(bytes).withUnsafeBytes { feed(raw: $0) }
+            }
         }
-        for byte in stage { feed(byte) }
-        for byte in source { feed(byte) }
-        for byte in id { feed(byte) }
-        high = DedupKey.mix(a)
-        low = DedupKey.mix(b ^ 0x6a09_e667_f3bc_c908)
+
+        private mutating func feed(raw bytes: UnsafeRawBufferPointer) {
+            var offset = 0
+            while offset + 8 <= bytes.count {
+                feed(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                offset += 8
+            }
+            // The last 0-7 bytes, with their count in the top byte so that trailing zeros count.
+            var tail = UInt64(bytes.count - offset) << 56
+            var shift: UInt64 = 0
+            while offset < bytes.count {
+                tail |= UInt64(bytes[offset]) << shift
+                shift += 8
+                offset += 1
+            }
+            feed(tail)
+        }
     }
 
     /// `high` is already a well-mixed 64-bit hash: feed the hasher only that.
