@@ -188,6 +188,20 @@ extension EventValidator {
             }
         }
 
+        /// The shapes by type name, as bytes.
+        private static let byTypeName: [(name: [UInt8], shape: IngressShape)] = EventType.allCases.compactMap { type in
+            of(type).map { (Array(type.rawValue.utf8), $0) }
+        }
+
+        /// The shape of `data` for the type named by `typeBytes`, with no string made; `nil` for
+        /// a type the fast path does not check.
+        static func of(typeBytes: UnsafeBufferPointer<UInt8>) -> IngressShape? {
+            for entry in byTypeName where entry.name.count == typeBytes.count && entry.name.elementsEqual(typeBytes) {
+                return entry.shape
+            }
+            return nil
+        }
+
         /// The members of `object` when it is an object whose members all surely pass their rules, else `nil`.
         func vouchedMembers(of object: UnsafeRawBufferPointer) -> JSONScanner.Members? {
             guard let members = try? JSONScanner.scan(object, members: keys), members.root == .object else {

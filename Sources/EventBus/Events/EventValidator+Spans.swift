@@ -31,9 +31,7 @@ extension EventValidator {
         guard stage == Stage.in else { return spans }
 
         // The ingress rules, as checkIngress's fast path applies them.
-        guard let eventType = EventType(rawValue: String(decoding: type, as: UTF8.self)),
-            let shape = IngressShape.of(eventType), let dataRange = spans.dataRange
-        else { return nil }
+        guard let shape = IngressShape.of(typeBytes: type), let dataRange = spans.dataRange else { return nil }
         if let time = members[5] {
             guard let text = IngressRule.plainString(time, in: frame), Identifier.isTimestamp(text) else { return nil }
         }
