@@ -43,17 +43,29 @@ struct ReceiptReducerPlugin: Plugin {
             }
             return
         }
-        guard let (envelope, payload) = try event.ingress() else {
-            output.pass(event)
-            return
+        // Acks and membership by scans; `message.new` and `message.deleted` with their `data`,
+        // which the reducer re-emits unchanged.
+        let input: (type: EventType, time: String?, payload: IngressPayload, data: JSONValue?)
+        if event.type == EventType.messageNew.rawValue || event.type == EventType.messageDeleted.rawValue {
+            guard let (envelope, payload) = try event.ingress() else {
+                output.pass(event)
+                return
+            }
+            input = (payload.type, envelope.time, payload, envelope.data)
+        } else {
+            guard let (type, time, payload) = try event.ingressPayload() else {
+                output.pass(event)
+                return
+            }
+            input = (type, time, payload, nil)
         }
-        if EventType(rawValue: envelope.type)?.isPrivate == true {
+        if input.type.isPrivate {
             // Membership and settings go on, in log order, for the stages after this one.
             output.pass(event)
         }
-        let outputs = state.reducer.apply(ReducerInput(seq: event.seq, time: envelope.time, payload: payload, data: envelope.data))
+        let outputs = state.reducer.apply(ReducerInput(seq: event.seq, time: input.time, payload: input.payload, data: input.data))
         for produced in outputs {
-            output.emit(type: produced.type, subject: produced.subject, data: produced.data, time: envelope.time,
+            output.emit(type: produced.type, subject: produced.subject, data: produced.data, time: input.time,
                         to: produced.stage == Stage.diag ? .diag : .next)
         }
     }

@@ -29,20 +29,7 @@ extension EventValidator {
 
     /// Checks an event frame held in an array for stage `in`; see the `UnsafeRawBufferPointer` overload.
     public static func checkIngress(_ frame: [UInt8]) throws(EventValidationError) -> EnvelopeFields {
-        var fields: EnvelopeFields?
-        let failure = frame.withUnsafeBytes { buffer -> EventValidationError? in
-            do throws(EventValidationError) {
-                fields = try checkIngress(buffer)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        guard let fields else {
-            // No fields means the check failed and set `failure`.
-            throw failure.unsafelyUnwrapped
-        }
-        return fields
+        try withBytes(of: frame, checkIngress)
     }
 
     /// The fast path of ``checkIngress(_:)-(UnsafeRawBufferPointer)`` alone: the envelope when the scans
@@ -62,16 +49,66 @@ extension EventValidator {
     ///
     /// `false` means "not sure", never "invalid": the full path decides.
     static func isValidIngress(_ frame: UnsafeRawBufferPointer, _ fields: EnvelopeFields) -> Bool {
+        vouchedData(frame, fields) != nil
+    }
+
+    /// The members of `data` of an event whose envelope scanned to `fields`, when the scans show it surely
+    /// valid at stage `in` (the checks of ``validate(_:stage:)-(JSONValue,_)`` after the envelope's, on
+    /// bytes); `nil` when they cannot tell.
+    static func vouchedData(_ frame: UnsafeRawBufferPointer, _ fields: EnvelopeFields)
+        -> (type: EventType, data: UnsafeRawBufferPointer, members: JSONScanner.Members)?
+    {
         // Only channel events of the types below; `shape(of:)` knows no type that is not ingress.
-        guard let type = EventType(rawValue: fields.type), let shape = IngressShape.of(type) else { return false }
-        if let time = fields.time, !Identifier.isValidTimestamp(time) { return false }
-        guard let range = fields.dataRange else { return false }
+        guard let type = EventType(rawValue: fields.type), let shape = IngressShape.of(type) else { return nil }
+        if let time = fields.time, !Identifier.isValidTimestamp(time) { return nil }
+        guard let range = fields.dataRange else { return nil }
         let data = UnsafeRawBufferPointer(rebasing: frame[range])
         guard let members = shape.vouchedMembers(of: data),
-            let cid = IngressRule.plainString(members[IngressShape.cidPosition], in: data)
-        else { return false }
-        // The subject is the cid; compared as bytes, which is stricter than the full path's `String` equality.
-        return Identifier.withBytes(fields.subject) { subject in subject.elementsEqual(cid) }
+            let cid = IngressRule.plainString(members[IngressShape.cidPosition], in: data),
+            // The subject is the cid; compared as bytes, which is stricter than the full path's `String` equality.
+            Identifier.withBytes(fields.subject, { subject in subject.elementsEqual(cid) })
+        else { return nil }
+        return (type, data, members)
+    }
+
+    /// The envelope and typed payload of an ingress event read by scans, for the receipt and membership
+    /// types (`message.read`, `message.delivered`, `notification.mark_read`, `notification.mark_unread`,
+    /// `member.added`, `member.removed`, `message.deleted`); `nil` for anything the scans cannot vouch for
+    /// and for the other types. The same answer as ``validate(_:stage:)-(UnsafeRawBufferPointer,_)`` at `in`
+    /// when not `nil`, except that the envelope carries no `data` tree.
+    public static func scannedIngress(_ frame: UnsafeRawBufferPointer) -> (envelope: EnvelopeFields, payload: IngressPayload)? {
+        guard let fields = try? scanEnvelope(frame), let (type, data, members) = vouchedData(frame, fields) else { return nil }
+        // Vouched members are plain strings (no escapes): their bytes are their text.
+        func text(_ position: Int) -> String? {
+            IngressRule.plainString(members[position], in: data).map { String(decoding: $0, as: UTF8.self) }
+        }
+        let payload: IngressPayload
+        switch type {
+        case .messageRead:
+            guard let cid = text(0), let user = text(1), let message = text(2) else { return nil }
+            payload = .messageRead(cid: cid, userID: user, messageID: message, readAt: text(3))
+        case .messageDelivered:
+            guard let cid = text(0), let user = text(1), let message = text(2) else { return nil }
+            payload = .messageDelivered(cid: cid, userID: user, messageID: message, deliveredAt: text(3))
+        case .notificationMarkRead:
+            guard let cid = text(0), let user = text(1) else { return nil }
+            payload = .notificationMarkRead(cid: cid, userID: user, readAt: text(2))
+        case .notificationMarkUnread:
+            guard let cid = text(0), let user = text(1), let message = text(2) else { return nil }
+            payload = .notificationMarkUnread(cid: cid, userID: user, messageID: message)
+        case .memberAdded:
+            guard let cid = text(0), let user = text(1) else { return nil }
+            payload = .memberAdded(cid: cid, userID: user)
+        case .memberRemoved:
+            guard let cid = text(0), let user = text(1) else { return nil }
+            payload = .memberRemoved(cid: cid, userID: user)
+        case .messageDeleted:
+            guard let cid = text(0), let message = text(1) else { return nil }
+            payload = .messageDeleted(cid: cid, messageID: message)
+        default:
+            return nil
+        }
+        return (fields, payload)
     }
 
     // MARK: - Shapes of `data`

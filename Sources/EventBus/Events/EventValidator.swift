@@ -86,20 +86,14 @@ public enum EventValidator {
 
     /// Checks an event frame held in an array; see the `UnsafeRawBufferPointer` overload.
     public static func scanEnvelope(_ frame: [UInt8]) throws(EventValidationError) -> EnvelopeFields {
-        var fields: EnvelopeFields?
-        let failure = frame.withUnsafeBytes { buffer -> EventValidationError? in
-            do throws(EventValidationError) {
-                fields = try scanEnvelope(buffer)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        guard let fields else {
-            // No fields means the scan failed and set `failure`.
-            throw failure.unsafelyUnwrapped
-        }
-        return fields
+        try withBytes(of: frame, scanEnvelope)
+    }
+
+    /// `check` over the bytes of `frame`, its typed error carried out of `withUnsafeBytes`.
+    static func withBytes<T>(
+        of frame: [UInt8], _ check: (UnsafeRawBufferPointer) throws(EventValidationError) -> T
+    ) throws(EventValidationError) -> T {
+        try frame.withUnsafeBytes { buffer in Result { () throws(EventValidationError) -> T in try check(buffer) } }.get()
     }
 
     /// The envelope's members, in the order ``scanEnvelope(_:)-(UnsafeRawBufferPointer)`` reads them.
@@ -125,10 +119,7 @@ public enum EventValidator {
 
     /// Validates one event frame held in an array; see the `UnsafeRawBufferPointer` overload.
     public static func validate(_ frame: [UInt8], stage: String) throws(EventValidationError) -> ValidatedEvent {
-        let result = frame.withUnsafeBytes { buffer in
-            Result { () throws(EventValidationError) -> ValidatedEvent in try validate(buffer, stage: stage) }
-        }
-        return try result.get()
+        try withBytes(of: frame) { buffer throws(EventValidationError) in try validate(buffer, stage: stage) }
     }
 
     /// Validates an event already parsed to a ``JSONValue``.

@@ -1,0 +1,62 @@
+import Testing
+
+@testable import EventBus
+
+/// `scannedIngress`, the plugins' string-light read of acks and membership, answers exactly as the
+/// full path does whenever it answers.
+@Suite struct ScannedIngressTests {
+    static func scanned(_ bytes: [UInt8]) -> (envelope: EnvelopeFields, payload: IngressPayload)? {
+        bytes.withUnsafeBytes { EventValidator.scannedIngress($0) }
+    }
+
+    @discardableResult
+    static func expectAgreement(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        guard let (envelope, payload) = scanned(bytes) else { return false }
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let full = try? EventValidator.validate(bytes, stage: Stage.in) else {
+            Issue.record("scannedIngress reads an event the full path refuses: \(text)", sourceLocation: sourceLocation)
+            return true
+        }
+        #expect(full.payload == payload, "\(text)", sourceLocation: sourceLocation)
+        var fields = envelope
+        fields.dataRange = nil
+        #expect(fields == EnvelopeFields(full.envelope), "\(text)", sourceLocation: sourceLocation)
+        return true
+    }
+
+    static func event(_ type: String, _ data: String, subject: String = "messaging:general") -> [UInt8] {
+        Array(#"{"specversion":"1.0","id":"i1","source":"/api","type":"\#(type)","subject":"\#(subject)","time":"2026-11-22T03:10:00.123Z","data":\#(data)}"#.utf8)
+    }
+
+    @Test(arguments: [
+        ("message.read", #"{"cid":"messaging:general","user_id":"bob","message_id":"m1","read_at":"2026-11-22T03:10:01.000Z"}"#),
+        ("message.read", #"{"cid":"messaging:general","user_id":"bob","message_id":"m1"}"#),
+        ("message.delivered", #"{"cid":"messaging:general","user_id":"bob","message_id":"m1"}"#),
+        ("notification.mark_read", #"{"cid":"messaging:general","user_id":"bob"}"#),
+        ("notification.mark_unread", #"{"cid":"messaging:general","user_id":"bob","message_id":"m1"}"#),
+        ("member.added", #"{"cid":"messaging:general","user_id":"bob"}"#),
+        ("member.removed", #"{"cid":"messaging:general","user_id":"bob"}"#),
+        ("message.deleted", #"{"cid":"messaging:general","message_id":"m1"}"#),
+    ])
+    func theReceiptAndMembershipTypesAreReadByScans(type: String, data: String) {
+        #expect(Self.expectAgreement(Self.event(type, data)))
+    }
+
+    @Test func messageNewAndTheRarerTypesAreLeftToTheFullPath() {
+        #expect(Self.scanned(Self.event("message.new", #"{"cid":"messaging:general","message":{"id":"m1","user_id":"bob","created_at":"2026-11-22T03:10:00.123Z"}}"#)) == nil)
+        #expect(Self.scanned(Self.event("user.updated", #"{"user":{"id":"bob"}}"#, subject: "@bob")) == nil)
+        #expect(Self.scanned(Self.event("message.read", #"{"cid":"messaging:general","user_id":"b\u006fb","message_id":"m1"}"#)) == nil)
+    }
+
+    @Test(arguments: [41 as UInt64, 42, 43])
+    func agreesWithTheFullPathOnGeneratedAndMutatedEvents(seed: UInt64) {
+        var ingress = IngressEventGenerator(random: SeededRandom(seed: seed))
+        var mutator = DocumentGenerator(random: SeededRandom(seed: seed &* 17))
+        var read = 0
+        for _ in 0..<3_000 {
+            let event = Array(ingress.event().utf8)
+            for bytes in [event, mutator.mutate(event)] where Self.expectAgreement(bytes) { read += 1 }
+        }
+        #expect(read > 500, "read by scans: \(read)")
+    }
+}
