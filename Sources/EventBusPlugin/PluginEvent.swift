@@ -37,6 +37,31 @@ public struct PluginEvent: Sendable {
         try EventValidator.validate(bytes, stage: PluginEvent.anyStage).envelope
     }
 
+    /// The envelope and the string members of `data` named in `keys`, by scans: no `JSONValue` tree.
+    ///
+    /// A member that is absent or not a string comes back `nil` (as `data["key"]?.stringValue` would);
+    /// escapes are decoded.
+    ///
+    /// - Parameter keys: The members of `data` to read; make the set once (a `static let`).
+    public func dataStrings(_ keys: JSONScanner.Keys) throws(EventValidationError) -> (envelope: EnvelopeFields, strings: [String?]) {
+        try bytes.withUnsafeBytes { frame in
+            Result { () throws(EventValidationError) -> (envelope: EnvelopeFields, strings: [String?]) in
+                let envelope = try EventValidator.scanEnvelope(frame)
+                guard let range = envelope.dataRange else { return (envelope, keys.names.map { _ in nil }) }
+                let data = UnsafeRawBufferPointer(rebasing: frame[range])
+                // The envelope scan validated all of `data`: this scan cannot fail.
+                guard let members = try? JSONScanner.scan(data, members: keys) else {
+                    return (envelope, keys.names.map { _ in nil })
+                }
+                let strings = keys.names.indices.map { position -> String? in
+                    guard let span = members[position], span.kind == .string else { return nil }
+                    return JSONScanner.string(span, in: data)
+                }
+                return (envelope, strings)
+            }
+        }.get()
+    }
+
     /// Parses and validates the event as an ingress event and returns its typed payload,
     /// or `nil` for a type outside SPEC.md's ingress catalogue (`query`, `reply`, plugin types).
     public func ingress() throws(EventValidationError) -> (envelope: EventEnvelope, payload: IngressPayload)? {

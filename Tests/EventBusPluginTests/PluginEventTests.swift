@@ -1,3 +1,4 @@
+import EventBus
 import EventBusPlugin
 import Testing
 
@@ -15,5 +16,27 @@ import Testing
         let event = PluginEvent(seq: 1, topic: topic, bytes: [])
         #expect(event.subject == subject)
         #expect(event.type == type)
+    }
+}
+
+/// A plugin reads the strings of `data` it needs by scans, as a parse would read them.
+@Suite struct PluginEventDataStringsTests {
+    static let keys = JSONScanner.Keys(["user_id", "cid", "n", "absent"])
+
+    @Test func stringsAreDecodedAndAnythingElseIsNil() throws {
+        let bytes = Array(#"{"specversion":"1.0","id":"a","source":"/s","type":"message.read","subject":"messaging:x","time":"2026-11-22T03:10:00.123Z","data":{"user_id":"b\u006fb","cid":"messaging:x","n":1}}"#.utf8)
+        let event = PluginEvent(seq: 3, topic: "receipt-reducer/messaging:x/message.read", bytes: bytes)
+        let (envelope, strings) = try event.dataStrings(Self.keys)
+        #expect(strings == ["bob", "messaging:x", nil, nil])
+        #expect(envelope.time == "2026-11-22T03:10:00.123Z")
+        let parsed = try event.envelope()
+        #expect(strings[0] == parsed.data?["user_id"]?.stringValue)
+    }
+
+    @Test func anEventWithoutDataGivesNoStringsAndABrokenOneItsError() throws {
+        let bare = PluginEvent(seq: 1, topic: "x/y/z", bytes: Array(#"{"specversion":"1.0","id":"a","source":"/s","type":"t","subject":"y"}"#.utf8))
+        #expect(try bare.dataStrings(Self.keys).strings == [nil, nil, nil, nil])
+        let broken = PluginEvent(seq: 2, topic: "x/y/z", bytes: Array("{".utf8))
+        #expect(throws: EventValidationError.self) { try broken.dataStrings(Self.keys) }
     }
 }

@@ -53,6 +53,9 @@ public struct PrivacyFilter: Plugin {
     public func initialState() -> PrivacySettings { PrivacySettings() }
 
     /// Handles one event in log order (see the type's discussion).
+    /// The members of an ack's `data` a filter judges it by.
+    static let judgedMembers = JSONScanner.Keys(["user_id", "cid"])
+
     public func handle(_ event: PluginEvent, state: inout PrivacySettings, output: inout PluginOutput) throws {
         defer { reporter.note(state.suppressed) }
         switch event.type {
@@ -63,8 +66,8 @@ public struct PrivacyFilter: Plugin {
             if reciprocity, let (_, payload) = try event.ingress() { state.applyMembership(payload) }
             output.pass(event)
         case policy.eventType.rawValue where !event.subject.hasPrefix("@"):
-            let envelope = try event.envelope()
-            guard let userID = envelope.data?["user_id"]?.stringValue, let cid = envelope.data?["cid"]?.stringValue else {
+            let (envelope, strings) = try event.dataStrings(Self.judgedMembers)
+            guard let userID = strings[0], let cid = strings[1] else {
                 // Cannot judge it: stop rather than let it through (the supervisor restarts us).
                 throw PluginError("\(policy.name): \(event.type) at SEQ \(event.seq) has no user_id or cid")
             }
