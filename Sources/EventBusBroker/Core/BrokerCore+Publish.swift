@@ -176,11 +176,21 @@ extension BrokerCore {
             logger.error("log append failed", metadata: ["error.type": "\(error)", "bus.head_seq": "\(log.headSeq)"])
             throw BusError(.busy, "the log could not be written (\(error)); nothing was appended; retry later")
         }
+        // One append is one stage (a PUB's, or a query's). Its records are cached and
+        // indexed now — consumers see nothing above `visibleSeq`, which the commit
+        // raises — and those of `out` and `diag` wait for the commit to be routed.
+        let stage = RoutedRecord(seq: 0, topic: records[0].topic, event: []).stage
+        let routed = stage == Stage.out || stage == Stage.diag
         for (offset, record) in records.enumerated() {
-            staged.append(RoutedRecord(seq: range.lowerBound + UInt64(offset), topic: record.topic, event: record.event))
+            let logged = RoutedRecord(seq: range.lowerBound + UInt64(offset), topic: record.topic, event: record.event)
+            cache.append(logged)
+            if routed {
+                indexRecord(logged, stage: stage)
+                staged.append(logged)
+            }
         }
-        // One append is one stage (a PUB's, or a query's): commit handles the run as a whole.
-        if let first = staged.last.map({ $0.stage }) { stagedRuns.append((first, records.count)) }
+        if !routed { index.append(stage: stage, seqs: range) }
+        stagedRuns.append((stage, records.count))
         return range
     }
 }

@@ -43,9 +43,9 @@ final class BrokerCore {
 
     /// PUBs appended and not yet answered.
     var unconfirmed: [PendingConfirm] = []
-    /// Events appended and not yet routed.
+    /// Events of `out` and `diag` appended and not yet routed.
     var staged: [RoutedRecord] = []
-    /// `staged` as runs of one stage each, in order.
+    /// Every append since the last commit, as runs of one stage each, in order.
     var stagedRuns: [(stage: String, count: Int)] = []
     /// Every event up to this SEQ is committed and routed.
     var visibleSeq: UInt64
@@ -234,7 +234,7 @@ final class BrokerCore {
     /// Makes what was appended durable per the fsync policy, answers the PUBs it
     /// covers and routes the new events.
     func commit() {
-        guard !staged.isEmpty || !unconfirmed.isEmpty else { return }
+        guard !stagedRuns.isEmpty || !unconfirmed.isEmpty else { return }
         if config.fsync == .always {
             do {
                 let started = Clock.monotonicNanoseconds()
@@ -254,28 +254,20 @@ final class BrokerCore {
         let confirms = unconfirmed
         unconfirmed.removeAll(keepingCapacity: true)
         for confirm in confirms { sendConfirm(confirm) }
-        let records = staged
-        let runs = stagedRuns
-        staged.removeAll(keepingCapacity: true)
-        stagedRuns.removeAll(keepingCapacity: true)
-        var start = 0
-        for (stage, count) in runs {
-            let run = records[start..<start + count]
-            start += count
+        for (stage, count) in stagedRuns {
             metrics.appended(count, stage: stage)
             statistics.published[stage, default: 0] += count
-            if stage == Stage.out || stage == Stage.diag {
-                for record in run {
-                    indexRecord(record, stage: stage)
-                    if stage == Stage.diag { statistics.diagnostics[record.type, default: 0] += 1 }
-                    route(record, stage: stage)
-                }
-            } else {
-                index.append(stage: stage, seqs: run.lazy.map(\.seq))
-            }
-            for record in run { cache.append(record) }
-            if let last = run.last { visibleSeq = last.seq }
         }
+        stagedRuns.removeAll(keepingCapacity: true)
+        let records = staged
+        staged.removeAll(keepingCapacity: true)
+        for record in records {
+            let stage = record.topic.starts(with: Self.outPrefix) ? Stage.out : Stage.diag
+            if stage == Stage.diag { statistics.diagnostics[record.type, default: 0] += 1 }
+            route(record, stage: stage)
+        }
+        // The commit covers everything appended: consumers may now have it.
+        visibleSeq = log.headSeq
     }
 
     /// Indexes a record for its stage's consumers. Events of `out` that never
