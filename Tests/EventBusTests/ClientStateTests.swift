@@ -88,7 +88,11 @@ import Testing
     /// Starts consumer `c` (start `earliest`) and returns the state after its OK.
     func activeConsumer() -> State {
         var state = makeState()
-        let consume = sent(state.consume(name: "c", start: .earliest, credit: 10, prefixes: ["out/"], waiter: 1, sink: "c", now: t0))[0]
+        let frames = sent(state.consume(name: "c", start: .earliest, credit: 10, prefixes: ["out/"], waiter: 1, sink: "c", now: t0))
+        // The connection's first CONSUME is preceded by the HELLO that asks for batched delivery.
+        #expect(frames.count == 2)
+        #expect(frames[0] == ClientFrames.batchHello)
+        let consume = frames[1]
         #expect(consume[1] == bytes("CONSUME"))
         #expect(Array(consume[3...]) == [bytes("c"), bytes("earliest"), bytes("10"), bytes("out/")])
         #expect(completed(state.received(ok(consume[2], [bytes("1")]))).map(\.0) == [1])
@@ -100,8 +104,11 @@ import Testing
         #expect(delivered(state.received(evt("c", 1)) + state.received(evt("c", 2)) + state.received(evt("c", 3))) == [1, 2, 3])
         #expect(sent(state.ack(name: "c", seq: 2)).count == 1)
         _ = state.disconnected()
-        let frames = sent(state.connected(now: t0))
-        #expect(frames.count == 2)
+        let resent = sent(state.connected(now: t0))
+        // The new connection asks for batches again, then resumes the consumer and resends its ACK.
+        #expect(resent.count == 3)
+        #expect(resent[0] == ClientFrames.batchHello)
+        let frames = Array(resent.dropFirst())
         #expect(frames[0][1] == bytes("CONSUME"))
         #expect(Array(frames[0][3...]) == [bytes("c"), bytes("3"), bytes("10"), bytes("out/")])
         #expect(frames[1] == ClientFrames.ack(name: "c", seq: 2))
@@ -116,19 +123,40 @@ import Testing
         _ = state.received(evt("c", 1))
         _ = state.disconnected()
         let frames = sent(state.connected(now: t0))
-        #expect(frames.count == 1)
-        #expect(frames[0][4] == bytes("earliest"))
+        #expect(frames.count == 2)
+        #expect(frames[1][4] == bytes("earliest"))
     }
 
     @Test func failedResumeEndsTheConsumerWithTheError() {
         var state = activeConsumer()
         _ = state.disconnected()
-        let consume = sent(state.connected(now: t0))[0]
+        let consume = sent(state.connected(now: t0))[1]
         let actions = state.received([bytes("EB1"), bytes("ERR"), consume[2], bytes("bad_args"), bytes("no")])
         let finished = actions.compactMap { if case .finish(let s, let e, _) = $0 { (s, e) } else { nil } }
         #expect(finished.count == 1)
         #expect(finished.first?.1?.code == .badArgs)
         #expect(state.consumers.isEmpty)
+    }
+
+    @Test func anEVTSDeliversItsEventsInOrderSkippingThoseAlreadySeen() {
+        var state = activeConsumer()
+        #expect(delivered(state.received(evt("c", 1))) == [1])
+        let batch = DeliveryBatch.encode([(1, bytes("out/x/t"), bytes("{}")), (2, bytes("out/x/t"), bytes("{}")), (5, bytes("out/y/t"), bytes("[]"))])
+        let actions = state.received([bytes("EB1"), bytes("EVTS"), bytes("c"), batch])
+        #expect(delivered(actions) == [2, 5])
+        let topics = actions.compactMap { if case .deliver(_, let d) = $0 { d.topic } else { nil } }
+        #expect(topics == ["out/x/t", "out/y/t"])
+        // A malformed batch is dropped whole, and said so.
+        let broken = state.received([bytes("EB1"), bytes("EVTS"), bytes("c"), bytes("7 1 1\nab9 9")])
+        #expect(delivered(broken).isEmpty)
+    }
+
+    @Test func theBatchHellosReplyIsAbsorbedAndAnotherConsumerDoesNotAskAgain() {
+        var state = activeConsumer()
+        #expect(state.received(ok(ClientFrames.batchHelloCorrelation, [bytes("{}")])).isEmpty)
+        let second = sent(state.consume(name: "d", start: .latest, credit: 5, prefixes: ["out/"], waiter: 3, sink: "d", now: t0))
+        #expect(second.count == 1)
+        #expect(second[0][1] == bytes("CONSUME"))
     }
 
     @Test func endFinishesTheConsumerWithTheReason() {

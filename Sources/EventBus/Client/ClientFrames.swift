@@ -10,6 +10,8 @@ enum ClientFrames {
         case err(corr: [UInt8], error: BusError)
         /// `EVT` pushed to a durable consumer.
         case event(name: String, delivery: Delivery)
+        /// `EVTS`: many events pushed to a durable consumer (batched delivery), in SEQ order.
+        case events(name: String, deliveries: [Delivery])
         /// `END`: the consumer was taken over or stopped by the broker.
         case end(name: String, reason: String)
         /// Anything else; the string says what is wrong.
@@ -21,6 +23,13 @@ enum ClientFrames {
     /// An ACK has no reply unless it fails; this lets the client say which ACK failed
     /// without remembering any. Request CORRs are exactly 8 bytes, so the two never clash.
     static let ackCorrelationMarker = UInt8(ascii: "A")
+
+    /// The CORR of the `HELLO` that asks for batched delivery on a connection: one byte, so that it
+    /// is neither a request's nor an ACK's.
+    static let batchHelloCorrelation: [UInt8] = [UInt8(ascii: "B")]
+
+    /// `HELLO {"batch": true}`: this connection's consumers get `EVTS` (docs/protocol.md, "Batched delivery").
+    static let batchHello: [[UInt8]] = request(.hello, corr: batchHelloCorrelation, [Array(#"{"batch":true}"#.utf8)])
 
     /// A request's CORR: the request number as 8 big-endian bytes.
     static func correlation(_ number: UInt64) -> [UInt8] {
@@ -117,6 +126,14 @@ enum ClientFrames {
             guard let seq = parseDecimal(frames[3]) else { return .malformed("EVT SEQ frame is not a decimal number") }
             let delivery = Delivery(seq: seq, topic: String(decoding: frames[4], as: UTF8.self), event: frames[5])
             return .event(name: String(decoding: frames[2], as: UTF8.self), delivery: delivery)
+        case .evts:
+            guard frames.count == 4 else { return .malformed("EVTS with \(frames.count) frames, expected 4") }
+            var deliveries: [Delivery] = []
+            let complete = DeliveryBatch.decode(frames[3]) { seq, topic, event in
+                deliveries.append(Delivery(seq: seq, topic: String(decoding: topic, as: UTF8.self), event: Array(event)))
+            }
+            guard complete else { return .malformed("EVTS batch is not well formed") }
+            return .events(name: String(decoding: frames[2], as: UTF8.self), deliveries: deliveries)
         case .end:
             guard frames.count >= 3 else { return .malformed("END without NAME") }
             let reason = frames.count >= 4 ? String(decoding: frames[3], as: UTF8.self) : ""

@@ -58,6 +58,8 @@ struct ClientState<Waiter, Sink> {
     private(set) var nextRequest: UInt64 = 1
     private(set) var pending: [UInt64: Pending] = [:]
     private(set) var consumers: [String: Consumer] = [:]
+    /// Whether this connection has asked for batched delivery (`HELLO {"batch": true}`).
+    private var askedForBatches = false
     /// The connection was lost and has not come back yet.
     private(set) var lostConnection = false
 
@@ -86,7 +88,15 @@ struct ClientState<Waiter, Sink> {
         }
         consumers[name] = Consumer(sink: sink, prefixes: prefixes, credit: credit, start: start)
         let arguments = ClientFrames.consumeArguments(name: name, start: start, credit: credit, prefixes: prefixes)
-        return register(.consume, arguments, waiter: waiter, consumer: name, idempotent: false, now: now)
+        return askForBatches() + register(.consume, arguments, waiter: waiter, consumer: name, idempotent: false, now: now)
+    }
+
+    /// `HELLO {"batch": true}` once per connection, before its first `CONSUME`, so that its
+    /// consumers get `EVTS` messages of many events instead of one `EVT` each.
+    private mutating func askForBatches() -> [Action] {
+        guard !askedForBatches else { return [] }
+        askedForBatches = true
+        return [.send(request: nil, frames: ClientFrames.batchHello)]
     }
 
     /// The application is done with every event of consumer `name` up to `seq`.
@@ -132,21 +142,22 @@ struct ClientState<Waiter, Sink> {
     /// A message arrived on the DEALER.
     mutating func received(_ frames: [[UInt8]]) -> [Action] {
         switch ClientFrames.parse(frames) {
+        case .ok(let corr, _) where corr == ClientFrames.batchHelloCorrelation:
+            return []
         case .ok(let corr, let body):
             return replied(corr, .success(body))
+        case .err(let corr, let error) where corr == ClientFrames.batchHelloCorrelation:
+            // A broker without batched delivery: EVTs keep coming, one per event.
+            return [.log(.info, "batched delivery refused (\(error.code.wire)); events come one at a time")]
         case .err(let corr, let error):
             if let seq = ClientFrames.ackedSeq(corr) {
                 return [.log(.warning, "ACK of SEQ \(seq) failed: \(error.code.wire): \(error.message)")]
             }
             return replied(corr, .failure(error))
         case .event(let name, let delivery):
-            guard var consumer = consumers[name] else {
-                return [.log(.debug, "EVT \(delivery.seq) for consumer \(name), which is not active here, dropped")]
-            }
-            if let highest = consumer.highestDelivered, delivery.seq <= highest { return [] }
-            consumer.highestDelivered = delivery.seq
-            consumers[name] = consumer
-            return [.deliver(consumer.sink, delivery)]
+            return deliver([delivery], to: name)
+        case .events(let name, let deliveries):
+            return deliver(deliveries, to: name)
         case .end(let name, let reason):
             guard let consumer = consumers.removeValue(forKey: name) else { return [] }
             return [
@@ -156,6 +167,21 @@ struct ClientState<Waiter, Sink> {
         case .malformed(let what):
             return [.log(.warning, "malformed message from the broker dropped: \(what)")]
         }
+    }
+
+    /// Hands consumer `name` the deliveries it has not seen (after a reconnect, some come again).
+    private mutating func deliver(_ deliveries: [Delivery], to name: String) -> [Action] {
+        guard var consumer = consumers[name] else {
+            return [.log(.debug, "\(deliveries.count) event(s) for consumer \(name), which is not active here, dropped")]
+        }
+        var actions: [Action] = []
+        for delivery in deliveries {
+            if let highest = consumer.highestDelivered, delivery.seq <= highest { continue }
+            consumer.highestDelivered = delivery.seq
+            actions.append(.deliver(consumer.sink, delivery))
+        }
+        consumers[name] = consumer
+        return actions
     }
 
     private mutating func replied(_ corr: [UInt8], _ result: Result<[[UInt8]], BusError>) -> [Action] {
@@ -186,6 +212,7 @@ struct ClientState<Waiter, Sink> {
     /// The monitor reported the connection lost.
     mutating func disconnected() -> [Action] {
         lostConnection = true
+        askedForBatches = false
         return [.log(.warning, "connection to \(endpoint) lost; reconnecting")]
     }
 
@@ -195,6 +222,8 @@ struct ClientState<Waiter, Sink> {
         guard lostConnection else { return [.log(.debug, "connected to \(endpoint)")] }
         lostConnection = false
         var actions: [Action] = [.log(.info, "reconnected to \(endpoint); resending \(pending.count) request(s)")]
+        // The new connection asks for batches again before any CONSUME goes out on it.
+        if !consumers.isEmpty { actions += askForBatches() }
         for number in pending.keys.sorted() {
             // Safe: iterating over the keys of `pending`, which nothing removes here.
             var request = pending[number]!
