@@ -80,3 +80,23 @@ private func text(_ writer: JSONWriter) -> String {
         #expect(value.description == event)
     }
 }
+
+/// Escaping skips eight plain bytes at a time; whatever the position of a character that needs an
+/// escape, the text written parses back to the string given.
+@Suite struct JSONWriterEscapingTests {
+    @Test func everyStringOfEveryLengthRoundTripsWhereverItsSpecialCharactersSit() throws {
+        let specials: [Character] = ["\"", "\\", "\n", "\u{01}", "\u{1F}", "é", "🙂", "/"]
+        for length in 0..<20 {
+            for position in 0..<max(length, 1) {
+                for special in specials {
+                    var characters = Array(repeating: Character("a"), count: length)
+                    if length > 0 { characters[position] = special }
+                    let text = String(characters)
+                    var writer = JSONWriter()
+                    writer.string(text)
+                    #expect(try JSONParser.parse(writer.bytes) == .string(text), "\(text.debugDescription)")
+                }
+            }
+        }
+    }
+}

@@ -1,6 +1,20 @@
 /// Lexical pieces shared by ``JSONParser`` and ``JSONScanner``, so that both
 /// accept the same text and report the same errors at the same offsets.
 enum JSONLexing {
+    /// The high bit set in each of the eight bytes (little-endian) that is `"`, `\`, below 0x20 or at
+    /// least 0x80; zero when there is none. Bytes above the first flagged one may be flagged wrongly.
+    @inline(__always)
+    static func specialBytes(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ (ones &* 0x22)
+        let backslashes = word ^ (ones &* 0x5C)
+        let controls = (word &- ones &* 0x20) & ~word
+        let hasQuote = (quotes &- ones) & ~quotes
+        let hasBackslash = (backslashes &- ones) & ~backslashes
+        return (controls | hasQuote | hasBackslash | word) & highs
+    }
+
     /// Reads the four hex digits of a `\u` escape starting at `index`, moving past them.
     @inline(__always)
     static func hex4(_ bytes: UnsafeRawBufferPointer, index: inout Int) throws(JSONError) -> UInt32 {

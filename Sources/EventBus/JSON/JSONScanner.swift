@@ -583,7 +583,7 @@ private struct Scanner {
             // Eight plain bytes at a time: none a quote, a backslash, a control byte or ≥ 0x80.
             while index + 8 <= count {
                 let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                let special = Self.specialBytes(word)
+                let special = JSONLexing.specialBytes(word)
                 if special == 0 {
                     index += 8
                 } else {
@@ -611,20 +611,6 @@ private struct Scanner {
             }
         }
         throw fail("unterminated string", at: start)
-    }
-
-    /// The high bit set in each of the eight bytes (little-endian) that is `"`, `\`, below 0x20 or at
-    /// least 0x80; zero when there is none. Bytes above the first flagged one may be flagged wrongly.
-    @inline(__always)
-    static func specialBytes(_ word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        let quotes = word ^ (ones &* 0x22)
-        let backslashes = word ^ (ones &* 0x5C)
-        let controls = (word &- ones &* 0x20) & ~word
-        let hasQuote = (quotes &- ones) & ~quotes
-        let hasBackslash = (backslashes &- ones) & ~backslashes
-        return (controls | hasQuote | hasBackslash | word) & highs
     }
 
     /// Checks one escape at `index` (the backslash) and steps past it.

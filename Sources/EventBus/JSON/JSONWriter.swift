@@ -159,14 +159,23 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in
+            let raw = UnsafeRawBufferPointer(utf8)
             var runStart = 0
-            for index in 0..<utf8.count {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                if runStart < index {
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+            var index = 0
+            while index < utf8.count {
+                // Eight bytes at a time past those that need no escape (most text).
+                if index + 8 <= utf8.count && JSONLexing.specialBytes(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) == 0 {
+                    index += 8
+                    continue
                 }
-                runStart = index + 1
+                let byte = utf8[index]
+                index += 1
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                let at = index - 1
+                if runStart < at {
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<at]))
+                }
+                runStart = index
                 bytes.append(UInt8(ascii: "\\"))
                 switch byte {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"):
