@@ -93,20 +93,12 @@ public final class Socket: @unchecked Sendable {
 
     /// Sends the `count` frames `frame(0)`, `frame(1)`, … as one multipart message.
     private func send(count: Int, dontWait: Bool, frame: (Int) -> [UInt8]) throws(ZMQError) -> Bool {
-        let handle = try live("zmq_send")
-        let wait: Int32 = dontWait ? ZMQ_DONTWAIT : 0
         for index in 0..<count {
-            let flags = wait | (index < count - 1 ? ZMQ_SNDMORE : 0)
-            let bytes = frame(index)
-            while true {
-                let rc = bytes.withUnsafeBytes { zmq_send(handle, $0.baseAddress, $0.count, flags) }
-                if rc >= 0 { break }
-                let error = ZMQError.last("zmq_send")
-                if error.interrupted { continue }
+            guard try sendFrame(frame(index), more: index < count - 1, dontWait: dontWait) else {
                 // libzmq queues a multipart message atomically: EAGAIN can only
                 // happen on the first frame, so nothing partial was sent.
-                if error.wouldBlock && index == 0 { return false }
-                throw error
+                if index == 0 { return false }
+                throw ZMQError(code: EAGAIN, operation: "zmq_send")
             }
         }
         return true

@@ -58,17 +58,30 @@ extension EventValidator {
     static func vouchedData(_ frame: UnsafeRawBufferPointer, _ fields: EnvelopeFields)
         -> (type: EventType, data: UnsafeRawBufferPointer, members: JSONScanner.Members)?
     {
-        // Only channel events of the types below; `shape(of:)` knows no type that is not ingress.
-        guard let type = EventType(rawValue: fields.type), let shape = IngressShape.of(type) else { return nil }
-        if let time = fields.time, !Identifier.isValidTimestamp(time) { return nil }
-        guard let range = fields.dataRange else { return nil }
-        let data = UnsafeRawBufferPointer(rebasing: frame[range])
+        Identifier.withBytes(fields.type) { type in
+            Identifier.withBytes(fields.subject) { subject in
+                vouchedData(frame, type: type, timeIsValid: fields.time.map(Identifier.isValidTimestamp) ?? true,
+                            dataRange: fields.dataRange, subject: subject)
+            }
+        }
+    }
+
+    /// The ingress rules after the envelope's, on bytes: the event's type (`type`), whether its `time`
+    /// passes (`timeIsValid`), where its `data` lies and its `subject`. The one place both fast paths
+    /// (``checkIngress(_:)-(UnsafeRawBufferPointer)`` and ``envelopeSpans(_:stage:)``) decide.
+    static func vouchedData(
+        _ frame: UnsafeRawBufferPointer, type: UnsafeBufferPointer<UInt8>, timeIsValid: Bool, dataRange: Range<Int>?,
+        subject: UnsafeBufferPointer<UInt8>
+    ) -> (type: EventType, data: UnsafeRawBufferPointer, members: JSONScanner.Members)? {
+        // Only channel events of the types `IngressShape` knows, all of them ingress types.
+        guard timeIsValid, let (eventType, shape) = IngressShape.of(typeBytes: type), let dataRange else { return nil }
+        let data = UnsafeRawBufferPointer(rebasing: frame[dataRange])
         guard let members = shape.vouchedMembers(of: data),
             let cid = IngressRule.plainString(members[IngressShape.cidPosition], in: data),
             // The subject is the cid; compared as bytes, which is stricter than the full path's `String` equality.
-            Identifier.withBytes(fields.subject, { subject in subject.elementsEqual(cid) })
+            subject.elementsEqual(cid)
         else { return nil }
-        return (type, data, members)
+        return (eventType, data, members)
     }
 
     /// The envelope and typed payload of an ingress event read by scans, for the receipt and membership
@@ -226,15 +239,14 @@ extension EventValidator {
         }
 
         /// The shapes by type name, as bytes.
-        private static let byTypeName: [(name: [UInt8], shape: IngressShape)] = EventType.allCases.compactMap { type in
-            of(type).map { (Array(type.rawValue.utf8), $0) }
-        }
+        private static let byTypeName: [(name: [UInt8], type: EventType, shape: IngressShape)] =
+            EventType.allCases.compactMap { type in of(type).map { (Array(type.rawValue.utf8), type, $0) } }
 
-        /// The shape of `data` for the type named by `typeBytes`, with no string made; `nil` for
+        /// The type named by `typeBytes` and the shape of its `data`, with no string made; `nil` for
         /// a type the fast path does not check.
-        static func of(typeBytes: UnsafeBufferPointer<UInt8>) -> IngressShape? {
+        static func of(typeBytes: UnsafeBufferPointer<UInt8>) -> (type: EventType, shape: IngressShape)? {
             for entry in byTypeName where entry.name.count == typeBytes.count && entry.name.elementsEqual(typeBytes) {
-                return entry.shape
+                return (entry.type, entry.shape)
             }
             return nil
         }

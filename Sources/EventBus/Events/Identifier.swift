@@ -59,7 +59,7 @@ public enum Identifier {
     // MARK: - Byte-level rules
 
     @inline(__always)
-    static func withBytes(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+    static func withBytes<R>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         if let result = string.utf8.withContiguousStorageIfAvailable(body) {
             return result
         }

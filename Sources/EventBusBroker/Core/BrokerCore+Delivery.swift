@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import EventBus
 import ZeroMQ
 
@@ -61,15 +58,14 @@ extension BrokerCore {
         guard try router.sendFrame(peer, more: true, dontWait: true) else { return false }
         try router.sendFrame(WireProtocol.signature, more: true, dontWait: true)
         try router.sendFrame(batched ? Verb.evts.bytes : Verb.evt.bytes, more: true, dontWait: true)
+        try router.sendFrame(name, more: true, dontWait: true)
         guard batched else {
             let record = records[0]
-            try router.sendFrame(name, more: true, dontWait: true)
             try sendDecimal(record.seq, more: true)
             try router.sendFrame(record.topic, more: true, dontWait: true)
             try router.sendFrame(record.event, more: false, dontWait: true)
             return true
         }
-        try router.sendFrame(name, more: true, dontWait: true)
         let size = records.reduce(0) {
             $0 + DeliveryBatch.encodedSize(seq: $1.seq, topicCount: $1.topic.count, eventCount: $1.event.count)
         }
@@ -101,9 +97,7 @@ extension BrokerCore {
                 try sendDecimal(seq, more: index < confirm.seqs.count - 1)
             }
         } catch {
-            if error.code == EHOSTUNREACH { peerGone(confirm.peer) } else {
-                logger.warning("send failed", metadata: ["error.type": "\(error)"])
-            }
+            sendFailed(to: confirm.peer, error)
         }
     }
 

@@ -46,14 +46,14 @@ extension BrokerCore {
             guard frame.count <= WireProtocol.maxBatchBytes else {
                 throw BusError(.tooLarge, "event \(position): \(frame.count) bytes, at most \(WireProtocol.maxBatchBytes) in one batch")
             }
-            let envelope = try Self.routing(frame, stage: stage, stageBytes: stageBytes, position: position)
+            let routing = try Self.routing(frame, stage: stage, stageBytes: stageBytes, position: position)
             // A `reply` (a paged query answer with its redacted views) may take the
             // whole batch limit; every other event is held to max_event_bytes.
-            guard frame.count <= config.maxEventBytes || envelope.isReply else {
+            guard frame.count <= config.maxEventBytes || routing.isReply else {
                 throw BusError(.tooLarge, "event \(position): \(frame.count) bytes, max_event_bytes is \(config.maxEventBytes) (only a reply may be larger, up to \(WireProtocol.maxBatchBytes))")
             }
             var stored = frame
-            if !envelope.hasTime && stage == Stage.in {
+            if !routing.hasTime && stage == Stage.in {
                 // SPEC.md: a missing `*_at` means the envelope's time, or the broker's
                 // append time if that is missing too. Stamp it once, here, so that every
                 // stage and every replay reads the same time.
@@ -61,7 +61,7 @@ extension BrokerCore {
                 appendTime = time
                 stored = Self.stamping(frame, time: time)
             }
-            let key = DedupKey(stage: stageBytes, source: envelope.source, id: envelope.id)
+            let key = DedupKey(stage: stageBytes, source: routing.source, id: routing.id)
             if let seq = dedup.seq(for: key) {
                 answers.append(.logged(seq))
                 hits += 1
@@ -72,7 +72,7 @@ extension BrokerCore {
                 batchKeys.update(UInt64(records.count + 1), for: key)
                 answers.append(.appended(records.count))
                 keys.append(key)
-                records.append(PendingRecord(topic: envelope.topic, source: envelope.source, id: envelope.id, event: stored))
+                records.append(PendingRecord(topic: routing.topic, source: routing.source, id: routing.id, event: stored))
             }
         }
 
@@ -179,7 +179,7 @@ extension BrokerCore {
         // One append is one stage (a PUB's, or a query's). Its records are cached and
         // indexed now — consumers see nothing above `visibleSeq`, which the commit
         // raises — and those of `out` and `diag` wait for the commit to be routed.
-        let stage = RoutedRecord(seq: 0, topic: records[0].topic, event: []).stage
+        let stage = RoutedRecord.stage(of: records[0].topic)
         let routed = stage == Stage.out || stage == Stage.diag
         for (offset, record) in records.enumerated() {
             let logged = RoutedRecord(seq: range.lowerBound + UInt64(offset), topic: record.topic, event: record.event)

@@ -326,10 +326,15 @@ final class BrokerCore {
             statistics.droppedReplies += 1
             return false
         } catch {
-            if error.code == EHOSTUNREACH { peerGone(peer) } else {
-                logger.warning("send failed", metadata: ["error.type": "\(error)"])
-            }
+            sendFailed(to: peer, error)
             return false
+        }
+    }
+
+    /// A send to `peer` failed: a peer that is gone loses its consumers; anything else is logged.
+    func sendFailed(to peer: [UInt8], _ error: ZMQError) {
+        if error.code == EHOSTUNREACH { peerGone(peer) } else {
+            logger.warning("send failed", metadata: ["error.type": "\(error)"])
         }
     }
 

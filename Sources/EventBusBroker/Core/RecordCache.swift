@@ -7,7 +7,10 @@ struct RoutedRecord: Sendable {
     let event: [UInt8]
 
     /// The stage: the topic up to its first `/`.
-    var stage: String {
+    var stage: String { Self.stage(of: topic) }
+
+    /// The stage of `topic`: what comes before its first `/`.
+    static func stage(of topic: [UInt8]) -> String {
         String(decoding: topic.prefix { $0 != UInt8(ascii: "/") }, as: UTF8.self)
     }
 

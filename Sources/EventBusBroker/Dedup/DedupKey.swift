@@ -28,8 +28,12 @@ struct DedupKey: Hashable, Sendable {
         var b: UInt64 = 0x9e37_79b9_7f4a_7c15
 
         mutating func feed(_ word: UInt64) {
-            a = ((a ^ (word &* 0x87c3_7b91_1142_53d5)) << 31 | (a ^ (word &* 0x87c3_7b91_1142_53d5)) >> 33) &* 0x4cf5_ad43_2745_937f
-            b = ((b ^ (word &* 0xff51_afd7_ed55_8ccd)) << 27 | (b ^ (word &* 0xff51_afd7_ed55_8ccd)) >> 37) &* 0xc4ce_b9fe_1a85_ec53
+            a = Self.rotated(a ^ (word &* 0x87c3_7b91_1142_53d5), by: 31) &* 0x4cf5_ad43_2745_937f
+            b = Self.rotated(b ^ (word &* 0xff51_afd7_ed55_8ccd), by: 27) &* 0xc4ce_b9fe_1a85_ec53
+        }
+
+        private static func rotated(_ value: UInt64, by bits: UInt64) -> UInt64 {
+            value << bits | value >> (64 - bits)
         }
 
         mutating func feed(_ bytes: some Collection<UInt8>) {

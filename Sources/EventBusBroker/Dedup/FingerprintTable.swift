@@ -29,15 +29,21 @@ struct FingerprintTable {
         mask = size - 1
     }
 
-    /// The SEQ stored for `key`, if any.
-    func seq(for key: DedupKey) -> UInt64? {
+    /// Where `key` is, or the empty slot that ends its probe run.
+    private func probe(_ key: DedupKey) -> (index: Int, found: Bool) {
         var index = Int(truncatingIfNeeded: key.high) & mask
         while true {
             let slot = slots[index]
-            if slot.seq == 0 { return nil }
-            if slot.high == key.high && slot.low == key.low { return slot.seq }
+            if slot.seq == 0 { return (index, false) }
+            if slot.high == key.high && slot.low == key.low { return (index, true) }
             index = (index + 1) & mask
         }
+    }
+
+    /// The SEQ stored for `key`, if any.
+    func seq(for key: DedupKey) -> UInt64? {
+        let (index, found) = probe(key)
+        return found ? slots[index].seq : nil
     }
 
     /// Stores `seq` (≥ 1) for `key`; returns the SEQ it replaced, if any.
@@ -45,32 +51,21 @@ struct FingerprintTable {
     mutating func update(_ seq: UInt64, for key: DedupKey) -> UInt64? {
         precondition(seq > 0, "SEQ 0 marks an empty slot")
         if (count + 1) * 4 > slots.count * 3 { grow() }
-        var index = Int(truncatingIfNeeded: key.high) & mask
-        while true {
-            let slot = slots[index]
-            if slot.seq == 0 {
-                slots[index] = Slot(high: key.high, low: key.low, seq: seq)
-                count += 1
-                return nil
-            }
-            if slot.high == key.high && slot.low == key.low {
-                slots[index].seq = seq
-                return slot.seq
-            }
-            index = (index + 1) & mask
+        let (index, found) = probe(key)
+        guard found else {
+            slots[index] = Slot(high: key.high, low: key.low, seq: seq)
+            count += 1
+            return nil
         }
+        defer { slots[index].seq = seq }
+        return slots[index].seq
     }
 
     /// Removes `key`; returns its SEQ, if it was there.
     @discardableResult
     mutating func remove(_ key: DedupKey) -> UInt64? {
-        var index = Int(truncatingIfNeeded: key.high) & mask
-        while true {
-            let slot = slots[index]
-            if slot.seq == 0 { return nil }
-            if slot.high == key.high && slot.low == key.low { break }
-            index = (index + 1) & mask
-        }
+        let (index, found) = probe(key)
+        guard found else { return nil }
         let removed = slots[index].seq
         // Backward shift: move up each later entry of the run that may sit in the hole.
         var hole = index
