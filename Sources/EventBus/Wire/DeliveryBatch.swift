@@ -14,20 +14,20 @@
 public enum DeliveryBatch {
     /// The bytes one event takes in a batch.
     public static func encodedSize(seq: UInt64, topicCount: Int, eventCount: Int) -> Int {
-        digits(seq) + 1 + digits(UInt64(topicCount)) + 1 + digits(UInt64(eventCount)) + 1 + topicCount + eventCount
+        ASCIIDecimal.digits(seq) + 1 + ASCIIDecimal.digits(UInt64(topicCount)) + 1 + ASCIIDecimal.digits(UInt64(eventCount)) + 1 + topicCount + eventCount
     }
 
     /// Writes one event at `destination`, which has room for ``encodedSize(seq:topicCount:eventCount:)``
     /// bytes; returns the bytes written.
     public static func write(seq: UInt64, topic: UnsafeRawBufferPointer, event: UnsafeRawBufferPointer,
                              to destination: UnsafeMutableRawPointer) -> Int {
-        var offset = writeDecimal(seq, to: destination)
+        var offset = ASCIIDecimal.write(seq, to: destination)
         destination.storeBytes(of: UInt8(ascii: " "), toByteOffset: offset, as: UInt8.self)
         offset += 1
-        offset += writeDecimal(UInt64(topic.count), to: destination + offset)
+        offset += ASCIIDecimal.write(UInt64(topic.count), to: destination + offset)
         destination.storeBytes(of: UInt8(ascii: " "), toByteOffset: offset, as: UInt8.self)
         offset += 1
-        offset += writeDecimal(UInt64(event.count), to: destination + offset)
+        offset += ASCIIDecimal.write(UInt64(event.count), to: destination + offset)
         destination.storeBytes(of: UInt8(ascii: "\n"), toByteOffset: offset, as: UInt8.self)
         offset += 1
         if let base = topic.baseAddress { (destination + offset).copyMemory(from: base, byteCount: topic.count) }
@@ -94,25 +94,5 @@ public enum DeliveryBatch {
             count += 1
         }
         return nil
-    }
-
-    private static func digits(_ value: UInt64) -> Int {
-        var count = 1
-        var rest = value
-        while rest >= 10 {
-            rest /= 10
-            count += 1
-        }
-        return count
-    }
-
-    private static func writeDecimal(_ value: UInt64, to destination: UnsafeMutableRawPointer) -> Int {
-        let count = digits(value)
-        var rest = value
-        for index in stride(from: count - 1, through: 0, by: -1) {
-            destination.storeBytes(of: UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10), toByteOffset: index, as: UInt8.self)
-            rest /= 10
-        }
-        return count
     }
 }

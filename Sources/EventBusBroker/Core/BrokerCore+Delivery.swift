@@ -103,15 +103,9 @@ extension BrokerCore {
 
     /// Sends `value` in ASCII decimal as one frame.
     private func sendDecimal(_ value: UInt64, more: Bool) throws(ZMQError) {
-        let digits = decimalScratch
-        var rest = value
-        var start = digits.count
-        repeat {
-            start -= 1
-            digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-            rest /= 10
-        } while rest > 0
-        try router.sendFrame(UnsafeRawBufferPointer(rebasing: digits[start...]), more: more, dontWait: true)
+        // Safe: an allocated buffer always has a base address.
+        let count = ASCIIDecimal.write(value, to: decimalScratch.baseAddress!)
+        try router.sendFrame(UnsafeRawBufferPointer(rebasing: decimalScratch[..<count]), more: more, dontWait: true)
     }
 
     private func nextCandidate(for consumer: ConsumerState) -> UInt64? {
