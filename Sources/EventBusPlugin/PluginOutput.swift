@@ -18,10 +18,13 @@ public struct PluginOutput: Sendable {
     let source: String
     private(set) var seq: UInt64 = 0
     private var emitted = 0
-    /// Events for the output stage, in order (the runtime publishes them; tests read them).
-    public private(set) var forward: [[UInt8]] = []
+    /// Events for the output stage, in order, as the runtime publishes them.
+    private(set) var outgoing: [OutgoingEvent] = []
     /// Events for `diag`, in order.
     public private(set) var diagnostics: [[UInt8]] = []
+
+    /// Events for the output stage, in order: what a test of a plugin reads.
+    public var forward: [[UInt8]] { outgoing.map(\.bytes) }
 
     /// An empty output for `plugin` (the runtime makes one; a unit test of a
     /// plugin's ``Plugin/handle(_:state:output:)`` may too).
@@ -36,13 +39,16 @@ public struct PluginOutput: Sendable {
     }
 
     mutating func removeAll() {
-        forward.removeAll(keepingCapacity: true)
+        outgoing.removeAll(keepingCapacity: true)
         diagnostics.removeAll(keepingCapacity: true)
     }
 
     /// Passes `event` on unchanged (same id, same bytes): the middleware's `next`.
+    ///
+    /// The runtime forwards it by reference (`@SEQ`) where the broker can, so
+    /// that the broker appends the bytes it already holds.
     public mutating func pass(_ event: PluginEvent) {
-        forward.append(event.bytes)
+        outgoing.append(OutgoingEvent(bytes: event.bytes, passedSeq: event.seq))
     }
 
     /// Emits a new event.
@@ -58,7 +64,7 @@ public struct PluginOutput: Sendable {
                               to destination: Destination = .next) {
         let event = envelope(type: type, subject: subject, data: data, time: time, replyto: nil)
         switch destination {
-        case .next: forward.append(event)
+        case .next: outgoing.append(OutgoingEvent(bytes: event))
         case .diag: diagnostics.append(event)
         }
     }
@@ -72,8 +78,8 @@ public struct PluginOutput: Sendable {
         w.beginObject()
         w.key("result"); w.raw(result)
         w.endObject()
-        forward.append(envelope(type: EventType.reply.rawValue, subject: query.service, data: w.bytes,
-                                time: query.time, replyto: query.replyTo))
+        outgoing.append(OutgoingEvent(bytes: envelope(type: EventType.reply.rawValue, subject: query.service, data: w.bytes,
+                                time: query.time, replyto: query.replyTo)))
     }
 
     /// Answers a `query` event with an error: `code` is a wire code such as `not_found`.
@@ -85,8 +91,8 @@ public struct PluginOutput: Sendable {
         w.key("message"); w.string(message)
         w.endObject()
         w.endObject()
-        forward.append(envelope(type: EventType.reply.rawValue, subject: query.service, data: w.bytes,
-                                time: query.time, replyto: query.replyTo))
+        outgoing.append(OutgoingEvent(bytes: envelope(type: EventType.reply.rawValue, subject: query.service, data: w.bytes,
+                                time: query.time, replyto: query.replyTo)))
     }
 
     /// Answers a `query` event with a whole `data` object (JSON bytes) that
@@ -96,16 +102,16 @@ public struct PluginOutput: Sendable {
     /// The broker returns only `data.result` (or `data.error`) to the
     /// requester; the other fields never leave the broker.
     public mutating func reply(to query: QueryEvent, data: [UInt8]) {
-        forward.append(envelope(type: EventType.reply.rawValue, subject: query.service, data: data,
-                                time: query.time, replyto: query.replyTo))
+        outgoing.append(OutgoingEvent(bytes: envelope(type: EventType.reply.rawValue, subject: query.service, data: data,
+                                time: query.time, replyto: query.replyTo)))
     }
 
     /// Replaces a `reply` event with one that carries new `data` (JSON bytes)
     /// for the same requester, service and time: what a filter that redacts
     /// replies emits instead of passing the original on.
     public mutating func reply(replacing reply: QueryReply, data: [UInt8]) {
-        forward.append(envelope(type: EventType.reply.rawValue, subject: reply.service, data: data,
-                                time: reply.time, replyto: reply.replyTo))
+        outgoing.append(OutgoingEvent(bytes: envelope(type: EventType.reply.rawValue, subject: reply.service, data: data,
+                                time: reply.time, replyto: reply.replyTo)))
     }
 
     private mutating func envelope(type: String, subject: String, data: [UInt8], time: String?, replyto: String?) -> [UInt8] {

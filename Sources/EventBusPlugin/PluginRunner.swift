@@ -40,6 +40,8 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
     private var window = PublishWindow()
     /// Batches whose output may be unconfirmed at once: handling goes on while the broker commits.
     private let maxBatchesInFlight = 3
+    /// Whether the broker said in HELLO that it forwards by reference (`@SEQ` frames).
+    private var forwardsByReference = false
     private let metrics: PluginMetrics
 
     /// Prepares a runner; nothing connects until ``run()``.
@@ -104,7 +106,8 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
             eventsSinceSnapshot += batch.count
             let places = window.add(
                 lastSeq: appliedSeq, inputs: batch.count, started: started,
-                outputs: [(configuration.outputStage, output.forward), (Stage.diag, output.diagnostics)],
+                outputs: [(configuration.outputStage, output.outgoing),
+                          (Stage.diag, output.diagnostics.map { OutgoingEvent(bytes: $0) })],
                 maxEvents: WireProtocol.maxBatchEvents, maxBytes: WireProtocol.maxBatchBytes - 65_536)
             for place in places { try sendChunk(place) }
             try settle()
@@ -187,6 +190,7 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
             guard consumed.count >= 4, consumed[1] == Verb.ok.bytes else {
                 throw PluginError("CONSUME \(configuration.inputStage)/ refused: \(Self.describe(consumed))")
             }
+            forwardsByReference = replies[helloCorrelation].map(Self.forwardsByReference) ?? false
             let first = UInt64(String(decoding: consumed[3], as: UTF8.self)) ?? 0
             if appliedSeq > 0 && first > appliedSeq + 1 {
                 logger.error("events were removed by retention before this plugin applied them", metadata: [
@@ -298,7 +302,10 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
     /// Sends the chunk at `place` as one PUB.
     private func sendChunk(_ place: PublishWindow.Place) throws {
         let chunk = window.chunk(place)
-        window.sent(place, correlation: try send(.pub, [Array(chunk.stage.utf8)] + chunk.events))
+        var frames = [Array(chunk.stage.utf8)]
+        frames.reserveCapacity(chunk.events.count + 1)
+        for event in chunk.events { frames.append(event.frame(byReference: forwardsByReference)) }
+        window.sent(place, correlation: try send(.pub, frames))
     }
 
     /// A reply to one of the window's PUBs: a confirm, or `busy` (sent again), or a refusal (fatal).
@@ -353,6 +360,13 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
         logger.warning("no confirm in time; reconnecting", metadata: ["bus.plugin": "\(configuration.name)"])
         try connect()
         for place in window.unconfirmedForResend() { try sendChunk(place) }
+    }
+
+    /// Whether a HELLO reply lists the feature `forward`.
+    static func forwardsByReference(_ reply: [[UInt8]]) -> Bool {
+        guard reply.count >= 4, reply[1] == Verb.ok.bytes, let info = try? JSONParser.parse(reply[3]),
+              case .array(let features)? = info["features"] else { return false }
+        return features.contains(.string("forward"))
     }
 
     static func describe(_ frames: [[UInt8]]) -> String {

@@ -11,7 +11,7 @@ struct PublishWindow {
     /// One PUB's worth of events for one stage.
     struct Chunk {
         let stage: String
-        let events: ArraySlice<[UInt8]>
+        let events: ArraySlice<OutgoingEvent>
         var confirmed = false
         /// Times it was sent.
         var attempts = 0
@@ -51,17 +51,18 @@ struct PublishWindow {
 
     /// Splits a batch's output into PUB-sized chunks and adds it; returns the places to send.
     mutating func add(lastSeq: UInt64, inputs: Int, started: ContinuousClock.Instant,
-                      outputs: [(stage: String, events: [[UInt8]])], maxEvents: Int, maxBytes: Int) -> [Place] {
+                      outputs: [(stage: String, events: [OutgoingEvent])], maxEvents: Int, maxBytes: Int) -> [Place] {
         var chunks: [Chunk] = []
         for (stage, events) in outputs where !events.isEmpty {
             var start = 0, bytes = 0
             for (index, event) in events.enumerated() {
-                if index > start && (index - start == maxEvents || bytes + event.count > maxBytes) {
+                // A reference appends the bytes it names: those count, not the frame's.
+                if index > start && (index - start == maxEvents || bytes + event.bytes.count > maxBytes) {
                     chunks.append(Chunk(stage: stage, events: events[start..<index]))
                     start = index
                     bytes = 0
                 }
-                bytes += event.count
+                bytes += event.bytes.count
             }
             chunks.append(Chunk(stage: stage, events: events[start...]))
         }

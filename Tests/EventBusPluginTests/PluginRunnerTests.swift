@@ -1,6 +1,6 @@
 import EventBus
 import EventBusBroker
-import EventBusPlugin
+@testable import EventBusPlugin
 import Foundation
 import Logging
 import Testing
@@ -133,6 +133,14 @@ final class PluginHarness: @unchecked Sendable {
         return events
     }
 
+    /// The broker's STATS.
+    func stats() throws -> JSONValue {
+        let socket = try peer()
+        defer { socket.close() }
+        try socket.send([Array("EB1".utf8), Array("STATS".utf8), Array("s".utf8)])
+        return try JSONParser.parse(try #require(try socket.receive()).last ?? [])
+    }
+
     static func event(_ n: Int) -> [UInt8] {
         Array(#"{"specversion":"1.0","id":"e\#(n)","source":"/test","type":"message.read","subject":"messaging:general","time":"2026-11-22T03:10:00.123Z","data":{"cid":"messaging:general","user_id":"bob","message_id":"m\#(n)"}}"#.utf8)
     }
@@ -160,6 +168,19 @@ final class ErrorBox: @unchecked Sendable {
         #expect(out.map(\.id) == (0..<500).map { "e\($0)" })
         runner.stop()
         ended.wait()
+        // Each was passed on by reference (`@SEQ`), as the broker offers in HELLO.
+        #expect(try harness.stats()["forwarded"]?.int64Value == 500)
+    }
+
+    @Test func passedEventsGoByReferenceOnlyToABrokerThatOffersIt() throws {
+        let passed = OutgoingEvent(bytes: PluginHarness.event(1), passedSeq: 1_234_567)
+        #expect(passed.frame(byReference: true) == Array("@1234567".utf8))
+        #expect(passed.frame(byReference: false) == PluginHarness.event(1))
+        #expect(OutgoingEvent(bytes: [1, 2]).frame(byReference: true) == [1, 2])
+        let hello = { (json: String) in [Array("EB1".utf8), Array("OK".utf8), Array("1".utf8), Array(json.utf8)] }
+        #expect(PluginRunner<Identity>.forwardsByReference(hello(#"{"features":["batch","forward"]}"#)))
+        #expect(!PluginRunner<Identity>.forwardsByReference(hello(#"{"features":["batch"]}"#)))
+        #expect(!PluginRunner<Identity>.forwardsByReference(hello(#"{"version":"0.1"}"#)))
     }
 
     @Test func emittedEventsGetDeterministicIdsFromTheInputSeq() throws {

@@ -5,8 +5,8 @@ import Testing
 /// The runner's window of unconfirmed output: chunks within the PUB limits,
 /// batches settled only whole and only in order, resend after a reconnect.
 @Suite struct PublishWindowTests {
-    static func events(_ count: Int, bytes: Int = 10) -> [[UInt8]] {
-        (0..<count).map { _ in [UInt8](repeating: 0x61, count: bytes) }
+    static func events(_ count: Int, bytes: Int = 10) -> [OutgoingEvent] {
+        (0..<count).map { _ in OutgoingEvent(bytes: [UInt8](repeating: 0x61, count: bytes)) }
     }
 
     /// Confirms the chunk sent under CORR `[correlation]`, which must be awaited.

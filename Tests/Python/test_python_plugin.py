@@ -1,7 +1,7 @@
 """examples/python-plugin/plugin.py as an external stage of `eventbus up`.
 
 Its events flow in -> identity -> pyfilter -> out; it drops one type, passes the
-rest on unchanged, emits `message.counted` to diag with deterministic ids, and
+rest on unchanged (by reference, `@SEQ`), emits `message.counted` to diag with deterministic ids, and
 after a SIGKILL and restart nothing reaches `out` or `diag` twice.
 """
 import json
@@ -131,6 +131,9 @@ def test_python_plugin_filters_passes_and_emits_as_an_external_stage(up, context
     stats = json.loads(call(publisher, "STATS")[3])
     assert stats["stages"]["out"] == 300
     assert stats["stages"]["diag"] == 300
+    # Passes go by reference ("@SEQ"), which the broker offers in HELLO: the identity stage's 600
+    # events and the plugin's 300 message.new, none appended twice by the replay after the kill.
+    assert stats["forwarded"] == 900
     publisher.close()
 
 

@@ -1,4 +1,4 @@
-/// Writing a SEQ in ASCII decimal, as every SEQ on the command socket travels, without making a string.
+/// Writing and reading a SEQ in ASCII decimal, as every SEQ on the command socket travels, without making a string.
 public enum ASCIIDecimal {
     /// The number of digits of `value` (1 for 0).
     public static func digits(_ value: UInt64) -> Int {
@@ -21,5 +21,25 @@ public enum ASCIIDecimal {
             rest /= 10
         }
         return count
+    }
+
+    /// The value of `bytes` when they are 1 to 20 ASCII digits that fit a `UInt64`, else `nil`.
+    public static func parse(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
+        guard (1...20).contains(bytes.count) else { return nil }
+        var value: UInt64 = 0
+        for byte in bytes {
+            let digit = byte &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(digit))
+            guard !overflow1, !overflow2 else { return nil }
+            value = sum
+        }
+        return value
+    }
+
+    /// The value of `bytes` (a frame, or a slice of one); see the raw-buffer overload.
+    public static func parse(_ bytes: ArraySlice<UInt8>) -> UInt64? {
+        bytes.withUnsafeBytes { parse($0) }
     }
 }

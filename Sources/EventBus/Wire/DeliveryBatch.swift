@@ -79,20 +79,13 @@ public enum DeliveryBatch {
 
     /// 1 to 20 ASCII digits then `ending`, at `offset`; moves `offset` past `ending`.
     private static func readDecimal(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int, ending: UInt8) -> UInt64? {
-        var value: UInt64 = 0
-        var count = 0
-        while offset < bytes.count {
-            let byte = bytes[offset]
-            offset += 1
-            if byte == ending { return count > 0 ? value : nil }
-            let digit = byte &- UInt8(ascii: "0")
-            guard digit < 10, count < 20 else { return nil }
-            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(digit))
-            guard !overflow1, !overflow2 else { return nil }
-            value = sum
-            count += 1
-        }
-        return nil
+        let start = offset
+        // A SEQ or a length has at most 20 digits: look no further for the ending.
+        let limit = min(bytes.count, start + 21)
+        var end = start
+        while end < limit, bytes[end] != ending { end += 1 }
+        guard end < limit else { return nil }
+        offset = end + 1
+        return ASCIIDecimal.parse(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
     }
 }

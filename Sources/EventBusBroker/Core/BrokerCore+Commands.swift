@@ -81,7 +81,7 @@ extension BrokerCore {
         w.key("version"); w.string(BrokerVersion.string)
         w.key("stages"); w.beginArray(); for stage in config.stages { w.string(stage) }; w.endArray()
         w.key("services"); w.beginArray(); for service in services.sorted() { w.string(service) }; w.endArray()
-        w.key("features"); w.beginArray(); w.string("batch"); w.endArray()
+        w.key("features"); w.beginArray(); w.string("batch"); w.string("forward"); w.endArray()
         w.key("batch"); w.bool(batchPeers.contains(message.peer))
         w.key("limits"); w.beginObject()
         w.key("max_event_bytes"); w.int(config.maxEventBytes)
@@ -152,6 +152,7 @@ extension BrokerCore {
         for (type, count) in statistics.diagnostics.sorted(by: { $0.key < $1.key }) { w.key(type); w.int(count) }
         w.endObject()
         w.key("dedup_hits"); w.int(statistics.dedupHits)
+        w.key("forwarded"); w.int(statistics.forwarded)
         w.key("dedup_window_ids"); w.int(dedup.count)
         w.key("pending_requests"); w.int(requests.count)
         w.key("stream_subscriptions"); w.int(statistics.streamSubscriptions)

@@ -11,6 +11,9 @@ extension BrokerCore {
 
     /// `PUB STAGE EVENT…`: validate all, append all or none, answer after the commit.
     ///
+    /// An EVENT frame `@SEQ` forwards the event logged at SEQ by reference
+    /// (docs/protocol.md, "Forwarding by reference").
+    ///
     /// An event is at most `max_event_bytes`, except a `reply`, which may be as
     /// large as the batch limit (4 MiB): a query answer carries its redacted
     /// views, up to four copies of a page.
@@ -41,27 +44,47 @@ extension BrokerCore {
         answers.reserveCapacity(events.count)
         let stageBytes = Array(stage.utf8)
         var appendTime: String?
+        var referencedBytes = 0, forwardedCount = 0
         for (position, frame) in events.enumerated() {
             // No event is parsed beyond the batch limit; the per-type limit needs the type.
             guard frame.count <= WireProtocol.maxBatchBytes else {
                 throw BusError(.tooLarge, "event \(position): \(frame.count) bytes, at most \(WireProtocol.maxBatchBytes) in one batch")
             }
-            let routing = try Self.routing(frame, stage: stage, stageBytes: stageBytes, position: position)
-            // A `reply` (a paged query answer with its redacted views) may take the
-            // whole batch limit; every other event is held to max_event_bytes.
-            guard frame.count <= config.maxEventBytes || routing.isReply else {
-                throw BusError(.tooLarge, "event \(position): \(frame.count) bytes, max_event_bytes is \(config.maxEventBytes) (only a reply may be larger, up to \(WireProtocol.maxBatchBytes))")
+            let record: PendingRecord
+            let isReference = frame.first == Self.referenceMark
+            if isReference {
+                record = try forwarded(frame, to: stage, stageBytes: stageBytes, position: position)
+                // What a batch appends is held to the batch limit, references included.
+                referencedBytes += record.event.count
+                guard batchBytes + referencedBytes <= WireProtocol.maxBatchBytes else {
+                    throw BusError(.tooLarge, "event \(position): the events referenced come to over \(WireProtocol.maxBatchBytes) bytes, the limit of one batch")
+                }
+            } else {
+                let routing = try Self.routing(frame, stage: stage, stageBytes: stageBytes, position: position)
+                // A `reply` (a paged query answer with its redacted views) may take the
+                // whole batch limit; every other event is held to max_event_bytes.
+                guard frame.count <= config.maxEventBytes || routing.isReply else {
+                    throw BusError(.tooLarge, "event \(position): \(frame.count) bytes, max_event_bytes is \(config.maxEventBytes) (only a reply may be larger, up to \(WireProtocol.maxBatchBytes))")
+                }
+                var stored = frame
+                var source = routing.source, id = routing.id
+                if !routing.hasTime && stage == Stage.in {
+                    // SPEC.md: a missing `*_at` means the envelope's time, or the broker's
+                    // append time if that is missing too. Stamp it once, here, so that every
+                    // stage and every replay reads the same time.
+                    let time = appendTime ?? Clock.rfc3339(Clock.wallMilliseconds())
+                    appendTime = time
+                    stored = Self.stamping(frame, time: time)
+                    if routing.slicesFrame {
+                        // Both follow the opening brace, after which the stamp went in.
+                        let shift = stored.count - frame.count
+                        source = stored[(source.startIndex + shift)..<(source.endIndex + shift)]
+                        id = stored[(id.startIndex + shift)..<(id.endIndex + shift)]
+                    }
+                }
+                record = PendingRecord(topic: routing.topic, source: source, id: id, event: stored)
             }
-            var stored = frame
-            if !routing.hasTime && stage == Stage.in {
-                // SPEC.md: a missing `*_at` means the envelope's time, or the broker's
-                // append time if that is missing too. Stamp it once, here, so that every
-                // stage and every replay reads the same time.
-                let time = appendTime ?? Clock.rfc3339(Clock.wallMilliseconds())
-                appendTime = time
-                stored = Self.stamping(frame, time: time)
-            }
-            let key = DedupKey(stage: stageBytes, source: routing.source, id: routing.id)
+            let key = DedupKey(stage: stageBytes, source: record.source, id: record.id)
             if let seq = dedup.seq(for: key) {
                 answers.append(.logged(seq))
                 hits += 1
@@ -69,10 +92,11 @@ extension BrokerCore {
                 answers.append(.appended(Int(earlier) - 1))
                 hits += 1
             } else {
+                if isReference { forwardedCount += 1 }
                 batchKeys.update(UInt64(records.count + 1), for: key)
                 answers.append(.appended(records.count))
                 keys.append(key)
-                records.append(PendingRecord(topic: routing.topic, source: routing.source, id: routing.id, event: stored))
+                records.append(record)
             }
         }
 
@@ -80,6 +104,7 @@ extension BrokerCore {
         if !records.isEmpty {
             let now = Clock.wallMilliseconds()
             first = try append(records, timestamp: now).lowerBound
+            statistics.forwarded += forwardedCount
             for (offset, key) in keys.enumerated() {
                 dedup.insert(key, seq: first + UInt64(offset), timestamp: now)
             }
@@ -103,6 +128,8 @@ extension BrokerCore {
         let id: ArraySlice<UInt8>
         let isReply: Bool
         let hasTime: Bool
+        /// Whether `source` and `id` are slices of the frame itself.
+        let slicesFrame: Bool
     }
 
     /// Validates an event for `stage` and extracts its ``Routing``.
@@ -118,7 +145,8 @@ extension BrokerCore {
             return Routing(
                 topic: Topic.make(stage: stageBytes, subject: frame[spans.subject], type: frame[spans.type]),
                 source: frame[spans.source], id: frame[spans.id],
-                isReply: frame[spans.type].elementsEqual(EventType.reply.rawValue.utf8), hasTime: spans.hasTime)
+                isReply: frame[spans.type].elementsEqual(EventType.reply.rawValue.utf8), hasTime: spans.hasTime,
+                slicesFrame: true)
         }
         let envelope: EnvelopeFields
         do {
@@ -129,7 +157,8 @@ extension BrokerCore {
         return Routing(
             topic: Topic.make(stage: stage, subject: envelope.subject, type: envelope.type),
             source: Array(envelope.source.utf8)[...], id: Array(envelope.id.utf8)[...],
-            isReply: envelope.type == EventType.reply.rawValue, hasTime: envelope.time != nil)
+            isReply: envelope.type == EventType.reply.rawValue, hasTime: envelope.time != nil,
+            slicesFrame: false)
     }
 
     /// Sends an event to the stream's subscribers without ever waiting for one.
@@ -182,7 +211,7 @@ extension BrokerCore {
         let stage = RoutedRecord.stage(of: records[0].topic)
         let routed = stage == Stage.out || stage == Stage.diag
         for (offset, record) in records.enumerated() {
-            let logged = RoutedRecord(seq: range.lowerBound + UInt64(offset), topic: record.topic, event: record.event)
+            let logged = RoutedRecord(seq: range.lowerBound + UInt64(offset), pending: record)
             cache.append(logged)
             if routed {
                 indexRecord(logged, stage: stage)

@@ -29,6 +29,8 @@ final class BrokerCore {
     let log: SegmentLog
     let offsetStore: OffsetStore
     let stageNames: Set<String>
+    /// Each stage's `STAGE/` prefix of the events it may forward by reference.
+    let predecessors: [String: [UInt8]]
     /// Distinguishes this run's request tokens from an earlier run's.
     let bootID: String
 
@@ -81,6 +83,7 @@ final class BrokerCore {
         self.config = config
         self.logger = logger
         stageNames = Set(config.stages)
+        predecessors = Self.predecessors(pipeline: config.pipeline)
         services = Set(config.services)
         bootID = String(Clock.wallMilliseconds(), radix: 36)
         cache = RecordCache(capacityBytes: config.cacheBytes)

@@ -6,6 +6,8 @@ struct BrokerStatistics {
     var rejected: [ErrorCode: Int] = [:]
     /// Events not appended again because their identity was in the dedup window.
     var dedupHits = 0
+    /// Events appended from a reference (`@SEQ`) rather than from bytes.
+    var forwarded = 0
     /// Events appended since start, by stage.
     var published: [String: Int] = [:]
     /// `diag` events appended since start, by type (rejections, suppressions, …).

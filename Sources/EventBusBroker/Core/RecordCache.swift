@@ -5,6 +5,36 @@ struct RoutedRecord: Sendable {
     let seq: UInt64
     let topic: [UInt8]
     let event: [UInt8]
+    /// Where the event's `source` and `id` sit in ``event`` when known (empty
+    /// when not: a record read back from the log), so that forwarding it by
+    /// reference needs no scan.
+    var sourceSpan: Range<Int32> = 0..<0
+    var idSpan: Range<Int32> = 0..<0
+
+    init(seq: UInt64, topic: [UInt8], event: [UInt8]) {
+        self.seq = seq
+        self.topic = topic
+        self.event = event
+    }
+
+    /// A record appended from `pending`; the spans are kept when its `source`
+    /// and `id` are slices of its event's own bytes.
+    init(seq: UInt64, pending: PendingRecord) {
+        self.init(seq: seq, topic: pending.topic, event: pending.event)
+        if let source = Self.span(of: pending.source, in: pending.event), let id = Self.span(of: pending.id, in: pending.event) {
+            sourceSpan = source
+            idSpan = id
+        }
+    }
+
+    /// The range of `slice` in `array` when `slice` is a slice of `array`'s storage.
+    private static func span(of slice: ArraySlice<UInt8>, in array: [UInt8]) -> Range<Int32>? {
+        guard !slice.isEmpty, slice.endIndex <= array.count, array.count <= Int(Int32.max) else { return nil }
+        let sliceBase = slice.withUnsafeBufferPointer { $0.baseAddress.map { $0 - slice.startIndex } }
+        let arrayBase = array.withUnsafeBufferPointer { $0.baseAddress }
+        guard let sliceBase, sliceBase == arrayBase else { return nil }
+        return Int32(slice.startIndex)..<Int32(slice.endIndex)
+    }
 
     /// The stage: the topic up to its first `/`.
     var stage: String { Self.stage(of: topic) }

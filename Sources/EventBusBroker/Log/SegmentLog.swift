@@ -43,6 +43,8 @@ public final class SegmentLog {
     private var directoryNeedsSync = false
     /// One open descriptor of an older segment, for `read(seq:)`.
     private var cachedReader: (firstSeq: UInt64, fd: Int32)?
+    /// Bytes read ahead for ``read(seq:)``.
+    private let readAhead = ReadAhead()
     private var isClosed = false
 
     /// Opens the log in `directory`, creating `<directory>/log/` if missing.
@@ -330,17 +332,36 @@ public final class SegmentLog {
             let record = buffer.bytes(at: range.lowerBound - activeWritten, length: range.count)
             return RecordFormat.decode(record)
         }
+        if let held = readAhead.bytes(of: segment, range) { return try checked(held, seq: seq, in: segment, at: range.lowerBound) }
         let fd = try descriptor(for: segment)
+        // Read ahead what the file holds of this segment after the record (reads go in SEQ order).
+        let written = segment === active ? activeWritten : segment.size
+        let ahead = min(ReadAhead.capacity, written - range.lowerBound)
+        if ahead >= range.count {
+            let n = try SystemFile.preadAll(fd, readAhead.base, ahead, at: range.lowerBound, path: segment.path)
+            readAhead.hold(segment, fileOffset: range.lowerBound, count: n)
+            guard let held = readAhead.bytes(of: segment, range) else {
+                throw LogError(.corrupt, "record \(seq) in \(segment.path) at offset \(range.lowerBound) is cut short")
+            }
+            return try checked(held, seq: seq, in: segment, at: range.lowerBound)
+        }
         let raw = UnsafeMutableRawBufferPointer.allocate(byteCount: range.count, alignment: 16)
         defer { raw.deallocate() }
         // range.count >= headerSize > 0, so the allocation has a base address.
         let n = try SystemFile.preadAll(fd, raw.baseAddress!, range.count, at: range.lowerBound, path: segment.path)
-        let record = UnsafeRawBufferPointer(raw)
-        if n != range.count || RecordFormat.bodyLength(record.baseAddress!) + RecordFormat.prefixSize != range.count {
+        guard n == range.count else {
             throw LogError(.corrupt, "record \(seq) in \(segment.path) at offset \(range.lowerBound) is cut short")
         }
+        return try checked(UnsafeRawBufferPointer(raw), seq: seq, in: segment, at: range.lowerBound)
+    }
+
+    /// Decodes the record read back from `segment` at `offset`, after checking its length, SEQ and CRC.
+    private func checked(_ record: UnsafeRawBufferPointer, seq: UInt64, in segment: Segment, at offset: Int) throws(LogError) -> LogRecord {
+        if RecordFormat.bodyLength(record.baseAddress!) + RecordFormat.prefixSize != record.count {
+            throw LogError(.corrupt, "record \(seq) in \(segment.path) at offset \(offset) is cut short")
+        }
         if let problem = RecordFormat.check(record, expectedSeq: seq, verifyCRC: true) {
-            throw LogError(.corrupt, "record \(seq) in \(segment.path) at offset \(range.lowerBound): \(problem)")
+            throw LogError(.corrupt, "record \(seq) in \(segment.path) at offset \(offset): \(problem)")
         }
         return RecordFormat.decode(record)
     }
@@ -494,6 +515,7 @@ public final class SegmentLog {
             Glibc.close(cachedReader.fd)
             self.cachedReader = nil
         }
+        if readAhead.segment === segment { readAhead.drop() }
         try SystemFile.unlink(segment.path)
         segments.removeFirst()
         unsyncedPaths.removeAll { $0 == segment.path }

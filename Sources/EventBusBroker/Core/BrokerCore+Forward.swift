@@ -1,0 +1,67 @@
+import EventBus
+
+extension BrokerCore {
+    /// The first byte of an EVENT frame that forwards by reference: `@SEQ`.
+    static let referenceMark = UInt8(ascii: "@")
+
+    /// The stage each stage may forward from by reference: the one its plugin
+    /// consumes. The pipeline `[a, b, c]` runs `in` → a → `a` → b → `b` → c →
+    /// `out` (the last plugin publishes to `out`; its own stage, which an admin
+    /// may still publish to, follows `b` too). `in` and `diag` have none.
+    static func predecessors(pipeline: [String]) -> [String: [UInt8]] {
+        let chain = [Stage.in] + pipeline.dropLast() + [Stage.out]
+        var result: [String: [UInt8]] = [:]
+        for (previous, stage) in zip(chain, chain.dropFirst()) {
+            result[stage] = Array(previous.utf8) + [UInt8(ascii: "/")]
+        }
+        if let last = pipeline.last { result[last] = result[Stage.out] }
+        return result
+    }
+
+    /// The record a `@SEQ` frame of a PUB to `stage` appends: the event logged
+    /// at SEQ, unchanged, under `stage`'s topic.
+    ///
+    /// The event was validated when it was first published, so nothing of it
+    /// is scanned again; its `source` and `id` (the dedup identity at `stage`)
+    /// come from the cached record's spans, or from the log for an old one.
+    /// SEQ must be committed and of the stage right before `stage`: what that
+    /// stage's plugin consumed.
+    func forwarded(_ frame: [UInt8], to stage: String, stageBytes: [UInt8], position: Int) throws(BusError) -> PendingRecord {
+        guard let seq = ASCIIDecimal.parse(frame.dropFirst()), seq > 0 else {
+            throw BusError(.badArgs, "event \(position): a reference is @ and a SEQ in decimal, not \"\(String(decoding: frame.prefix(32), as: UTF8.self))\"")
+        }
+        guard let from = predecessors[stage] else {
+            throw BusError(.badEvent, "event \(position): nothing may be forwarded by reference to stage \(stage); "
+                + "only to a stage after in (\(predecessors.keys.sorted().joined(separator: ", ")))")
+        }
+        guard seq <= visibleSeq, let found = forwardable(seq) else {
+            throw BusError(.badArgs, "event \(position): @\(seq) names no logged event (the log holds \(log.firstSeq) to \(visibleSeq))")
+        }
+        guard found.topic.starts(with: from) else {
+            throw BusError(.badEvent, "event \(position): @\(seq) is an event of stage \(RoutedRecord.stage(of: found.topic)); "
+                + "a PUB to \(stage) forwards only events of \(String(decoding: from.dropLast(), as: UTF8.self))")
+        }
+        var topic = stageBytes
+        topic.append(contentsOf: found.topic[(from.count - 1)...])
+        return PendingRecord(topic: topic, source: found.source, id: found.id, event: found.event)
+    }
+
+    /// The record at `seq` with its identity: from the cache when it has the
+    /// spans, else read back from the log.
+    private func forwardable(_ seq: UInt64) -> PendingRecord? {
+        if let cached = cache.record(seq), !cached.sourceSpan.isEmpty {
+            let event = cached.event
+            return PendingRecord(topic: cached.topic, source: event[Self.range(cached.sourceSpan)],
+                                 id: event[Self.range(cached.idSpan)], event: event)
+        }
+        do {
+            guard let stored = try log.read(seq: seq) else { return nil }
+            return PendingRecord(topic: stored.topic, source: stored.source, id: stored.id, event: stored.event)
+        } catch {
+            logger.error("log read failed", metadata: ["bus.seq": "\(seq)", "error.type": "\(error)"])
+            return nil
+        }
+    }
+
+    private static func range(_ span: Range<Int32>) -> Range<Int> { Int(span.lowerBound)..<Int(span.upperBound) }
+}
