@@ -40,6 +40,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "CCRC32C"),
+        .target(name: "CPrefetch"),
         .target(
             name: "EventBus",
             dependencies: [
@@ -54,6 +55,7 @@ let package = Package(
             dependencies: [
                 "EventBus",
                 "ZeroMQ",
+                "CPrefetch",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),

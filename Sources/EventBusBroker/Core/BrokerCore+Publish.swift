@@ -45,46 +45,19 @@ extension BrokerCore {
         let stageBytes = Array(stage.utf8)
         var appendTime: String?
         var referencedBytes = 0, forwardedCount = 0
+        // First every event is checked and its identity's slot prefetched; then,
+        // with the slots in the cache, the identities are looked up.
+        var candidates: [(record: PendingRecord, key: DedupKey, isReference: Bool)] = []
+        candidates.reserveCapacity(events.count)
         for (position, frame) in events.enumerated() {
-            // No event is parsed beyond the batch limit; the per-type limit needs the type.
-            guard frame.count <= WireProtocol.maxBatchBytes else {
-                throw BusError(.tooLarge, "event \(position): \(frame.count) bytes, at most \(WireProtocol.maxBatchBytes) in one batch")
-            }
-            let record: PendingRecord
             let isReference = frame.first == Self.referenceMark
-            if isReference {
-                record = try forwarded(frame, to: stage, stageBytes: stageBytes, position: position)
-                // What a batch appends is held to the batch limit, references included.
-                referencedBytes += record.event.count
-                guard batchBytes + referencedBytes <= WireProtocol.maxBatchBytes else {
-                    throw BusError(.tooLarge, "event \(position): the events referenced come to over \(WireProtocol.maxBatchBytes) bytes, the limit of one batch")
-                }
-            } else {
-                let routing = try Self.routing(frame, stage: stage, stageBytes: stageBytes, position: position)
-                // A `reply` (a paged query answer with its redacted views) may take the
-                // whole batch limit; every other event is held to max_event_bytes.
-                guard frame.count <= config.maxEventBytes || routing.isReply else {
-                    throw BusError(.tooLarge, "event \(position): \(frame.count) bytes, max_event_bytes is \(config.maxEventBytes) (only a reply may be larger, up to \(WireProtocol.maxBatchBytes))")
-                }
-                var stored = frame
-                var source = routing.source, id = routing.id
-                if !routing.hasTime && stage == Stage.in {
-                    // SPEC.md: a missing `*_at` means the envelope's time, or the broker's
-                    // append time if that is missing too. Stamp it once, here, so that every
-                    // stage and every replay reads the same time.
-                    let time = appendTime ?? Clock.rfc3339(Clock.wallMilliseconds())
-                    appendTime = time
-                    stored = Self.stamping(frame, time: time)
-                    if routing.slicesFrame {
-                        // Both follow the opening brace, after which the stamp went in.
-                        let shift = stored.count - frame.count
-                        source = stored[(source.startIndex + shift)..<(source.endIndex + shift)]
-                        id = stored[(id.startIndex + shift)..<(id.endIndex + shift)]
-                    }
-                }
-                record = PendingRecord(topic: routing.topic, source: source, id: id, event: stored)
-            }
+            let record = try pending(frame, position: position, stage: stage, stageBytes: stageBytes,
+                                     appendTime: &appendTime, referencedBytes: &referencedBytes, batchBytes: batchBytes)
             let key = DedupKey(stage: stageBytes, source: record.source, id: record.id)
+            dedup.prefetch(key)
+            candidates.append((record, key, isReference))
+        }
+        for (record, key, isReference) in candidates {
             if let seq = dedup.seq(for: key) {
                 answers.append(.logged(seq))
                 hits += 1
@@ -118,6 +91,48 @@ extension BrokerCore {
             }
         }
         unconfirmed.append(PendingConfirm(peer: message.peer, correlation: message.correlation, seqs: seqs))
+    }
+
+    /// The record event `position` of a PUB to `stage` appends, if it is not a repeat: the
+    /// event as published (`time` stamped at `in`), or the one a reference names.
+    private func pending(_ frame: [UInt8], position: Int, stage: String, stageBytes: [UInt8],
+                         appendTime: inout String?, referencedBytes: inout Int, batchBytes: Int) throws(BusError) -> PendingRecord {
+        // No event is parsed beyond the batch limit; the per-type limit needs the type.
+        guard frame.count <= WireProtocol.maxBatchBytes else {
+            throw BusError(.tooLarge, "event \(position): \(frame.count) bytes, at most \(WireProtocol.maxBatchBytes) in one batch")
+        }
+        if frame.first == Self.referenceMark {
+            let record = try forwarded(frame, to: stage, stageBytes: stageBytes, position: position)
+            // What a batch appends is held to the batch limit, references included.
+            referencedBytes += record.event.count
+            guard batchBytes + referencedBytes <= WireProtocol.maxBatchBytes else {
+                throw BusError(.tooLarge, "event \(position): the events referenced come to over \(WireProtocol.maxBatchBytes) bytes, the limit of one batch")
+            }
+            return record
+        }
+        let routing = try Self.routing(frame, stage: stage, stageBytes: stageBytes, position: position)
+        // A `reply` (a paged query answer with its redacted views) may take the
+        // whole batch limit; every other event is held to max_event_bytes.
+        guard frame.count <= config.maxEventBytes || routing.isReply else {
+            throw BusError(.tooLarge, "event \(position): \(frame.count) bytes, max_event_bytes is \(config.maxEventBytes) (only a reply may be larger, up to \(WireProtocol.maxBatchBytes))")
+        }
+        guard !routing.hasTime && stage == Stage.in else {
+            return PendingRecord(topic: routing.topic, source: routing.source, id: routing.id, event: frame)
+        }
+        // SPEC.md: a missing `*_at` means the envelope's time, or the broker's
+        // append time if that is missing too. Stamp it once, here, so that every
+        // stage and every replay reads the same time.
+        let time = appendTime ?? Clock.rfc3339(Clock.wallMilliseconds())
+        appendTime = time
+        let stored = Self.stamping(frame, time: time)
+        guard routing.slicesFrame else {
+            return PendingRecord(topic: routing.topic, source: routing.source, id: routing.id, event: stored)
+        }
+        // Both follow the opening brace, after which the stamp went in: keep them slices of the stored bytes.
+        let shift = stored.count - frame.count
+        let source = routing.source, id = routing.id
+        return PendingRecord(topic: routing.topic, source: stored[(source.startIndex + shift)..<(source.endIndex + shift)],
+                             id: stored[(id.startIndex + shift)..<(id.endIndex + shift)], event: stored)
     }
 
     /// What the broker needs of an event to log it: its topic, identity, whether it is a `reply`

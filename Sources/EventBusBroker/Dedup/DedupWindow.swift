@@ -36,6 +36,9 @@ struct DedupWindow {
     /// The number of identities held.
     var count: Int { seqs.count }
 
+    /// Starts loading where `key` would be, for a lookup soon (see ``FingerprintTable/prefetch(_:)``).
+    func prefetch(_ key: DedupKey) { seqs.prefetch(key) }
+
     /// The SEQ logged for `key`, if it is still in the window.
     func seq(for key: DedupKey) -> UInt64? { seqs.seq(for: key) }
 

@@ -1,3 +1,5 @@
+import CPrefetch
+
 /// A hash table from ``DedupKey`` to a SEQ, made for the broker's hot path.
 ///
 /// A `[DedupKey: UInt64]` hashes each key again with the standard library's
@@ -37,6 +39,16 @@ struct FingerprintTable {
             if slot.seq == 0 { return (index, false) }
             if slot.high == key.high && slot.low == key.low { return (index, true) }
             index = (index + 1) & mask
+        }
+    }
+
+    /// Starts loading `key`'s home slot into the cache, so that a lookup a
+    /// little later does not wait for memory: the table of a full window is
+    /// tens of MB, and every new key's slot is somewhere else in it.
+    func prefetch(_ key: DedupKey) {
+        let index = Int(truncatingIfNeeded: key.high) & mask
+        slots.withUnsafeBufferPointer { buffer in
+            if let base = buffer.baseAddress { eventbus_prefetch(base + index) }
         }
     }
 
