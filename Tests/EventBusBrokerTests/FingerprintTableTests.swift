@@ -54,6 +54,32 @@ import Testing
         table.update(42, for: Self.key(7))
         #expect(table.seq(for: Self.key(7)) == 42)
     }
+
+    @Test func aCopyIsAValueThatChangesApartFromTheOriginal() {
+        var table = FingerprintTable(capacity: 16)
+        for n in 0..<10 { table.update(UInt64(n + 1), for: Self.key(n)) }
+        var copy = table
+        copy.update(99, for: Self.key(0))
+        copy.remove(Self.key(1))
+        for n in 10..<100 { copy.update(UInt64(n + 1), for: Self.key(n)) }  // grows
+        #expect(table.seq(for: Self.key(0)) == 1)
+        #expect(table.seq(for: Self.key(1)) == 2)
+        #expect(table.seq(for: Self.key(50)) == nil)
+        #expect(table.count == 10)
+        #expect(copy.seq(for: Self.key(0)) == 99 && copy.seq(for: Self.key(1)) == nil && copy.count == 99)
+        table.remove(Self.key(2))
+        #expect(copy.seq(for: Self.key(2)) == 3)
+    }
+
+    @Test func aTableSizedForAMillionKeysStartsEmptyAndHoldsWhatIsPut() {
+        // Sized up front as the dedup window is: 2^21 slots, from zero pages that read as empty.
+        var table = FingerprintTable(capacity: 1_000_000)
+        #expect(table.count == 0)
+        for n in stride(from: 0, to: 1_000_000, by: 997) { #expect(table.seq(for: Self.key(n)) == nil) }
+        for n in 0..<1_000 { table.update(UInt64(n + 1), for: Self.key(n)) }
+        for n in 0..<1_000 { #expect(table.seq(for: Self.key(n)) == UInt64(n + 1)) }
+        #expect(table.seq(for: Self.key(1_000)) == nil)
+    }
 }
 
 /// Distinct identities get distinct fingerprints; the same identity the same one.

@@ -27,10 +27,12 @@ struct DedupWindow {
         self.ageMilliseconds = ageMilliseconds
         self.minimumCount = minimumCount
         self.maximumCount = maximumCount
-        // Growing a large table rehashes every entry; start at a size that
-        // holds the usual window without a resize during a burst.
-        seqs = FingerprintTable(capacity: min(minimumCount, 1 << 18))
-        order.reserveCapacity(min(minimumCount, 1 << 18))
+        // Growing a large table rehashes every entry and faults in new pages
+        // while the broker waits: size both for the window's minimum now. Neither
+        // touches memory before it is used (the table's slots are zero pages, the
+        // queue's reserve is uninitialized).
+        seqs = FingerprintTable(capacity: minimumCount)
+        order.reserveCapacity(minimumCount)
     }
 
     /// The number of identities held.

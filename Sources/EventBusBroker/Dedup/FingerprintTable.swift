@@ -1,4 +1,7 @@
 import CPrefetch
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A hash table from ``DedupKey`` to a SEQ, made for the broker's hot path.
 ///
@@ -8,8 +11,13 @@ import CPrefetch
 /// addressing with linear probing in one flat array; removal shifts the
 /// following entries back, so no tombstones build up in a table that keeps
 /// millions of identities coming and going.
+///
+/// The slots are anonymous memory from `mmap`, which the kernel hands out
+/// zeroed — all empty — page by page as they are first touched: a table sized
+/// for the whole window costs no time and no memory up front, and never
+/// stalls the broker to grow while the window fills.
 struct FingerprintTable {
-    private struct Slot {
+    fileprivate struct Slot {
         var high: UInt64
         var low: UInt64
         /// 0 marks an empty slot: SEQs start at 1.
@@ -18,7 +26,7 @@ struct FingerprintTable {
         static let empty = Slot(high: 0, low: 0, seq: 0)
     }
 
-    private var slots: [Slot]
+    private var slots: SlotMemory
     private var mask: Int
     /// The number of keys held.
     private(set) var count = 0
@@ -27,15 +35,20 @@ struct FingerprintTable {
     init(capacity: Int) {
         var size = 16
         while size * 3 < capacity * 4 { size *= 2 }
-        slots = Array(repeating: .empty, count: size)
+        slots = SlotMemory(count: size)
         mask = size - 1
+    }
+
+    /// Gives this table its own slots before a change, if a copy of it shares them.
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&slots) { slots = slots.copy() }
     }
 
     /// Where `key` is, or the empty slot that ends its probe run.
     private func probe(_ key: DedupKey) -> (index: Int, found: Bool) {
         var index = Int(truncatingIfNeeded: key.high) & mask
         while true {
-            let slot = slots[index]
+            let slot = slots.base[index]
             if slot.seq == 0 { return (index, false) }
             if slot.high == key.high && slot.low == key.low { return (index, true) }
             index = (index + 1) & mask
@@ -46,31 +59,29 @@ struct FingerprintTable {
     /// little later does not wait for memory: the table of a full window is
     /// tens of MB, and every new key's slot is somewhere else in it.
     func prefetch(_ key: DedupKey) {
-        let index = Int(truncatingIfNeeded: key.high) & mask
-        slots.withUnsafeBufferPointer { buffer in
-            if let base = buffer.baseAddress { eventbus_prefetch(base + index) }
-        }
+        eventbus_prefetch(slots.base + (Int(truncatingIfNeeded: key.high) & mask))
     }
 
     /// The SEQ stored for `key`, if any.
     func seq(for key: DedupKey) -> UInt64? {
         let (index, found) = probe(key)
-        return found ? slots[index].seq : nil
+        return found ? slots.base[index].seq : nil
     }
 
     /// Stores `seq` (≥ 1) for `key`; returns the SEQ it replaced, if any.
     @discardableResult
     mutating func update(_ seq: UInt64, for key: DedupKey) -> UInt64? {
         precondition(seq > 0, "SEQ 0 marks an empty slot")
+        makeUnique()
         if (count + 1) * 4 > slots.count * 3 { grow() }
         let (index, found) = probe(key)
         guard found else {
-            slots[index] = Slot(high: key.high, low: key.low, seq: seq)
+            slots.base[index] = Slot(high: key.high, low: key.low, seq: seq)
             count += 1
             return nil
         }
-        defer { slots[index].seq = seq }
-        return slots[index].seq
+        defer { slots.base[index].seq = seq }
+        return slots.base[index].seq
     }
 
     /// Removes `key`; returns its SEQ, if it was there.
@@ -78,6 +89,8 @@ struct FingerprintTable {
     mutating func remove(_ key: DedupKey) -> UInt64? {
         let (index, found) = probe(key)
         guard found else { return nil }
+        makeUnique()
+        let slots = self.slots.base
         let removed = slots[index].seq
         // Backward shift: move up each later entry of the run that may sit in the hole.
         var hole = index
@@ -100,12 +113,37 @@ struct FingerprintTable {
 
     private mutating func grow() {
         let old = slots
-        slots = Array(repeating: .empty, count: old.count * 2)
+        slots = SlotMemory(count: old.count * 2)
         mask = slots.count - 1
-        for slot in old where slot.seq != 0 {
+        for slot in UnsafeBufferPointer(start: old.base, count: old.count) where slot.seq != 0 {
             var index = Int(truncatingIfNeeded: slot.high) & mask
-            while slots[index].seq != 0 { index = (index + 1) & mask }
-            slots[index] = slot
+            while slots.base[index].seq != 0 { index = (index + 1) & mask }
+            slots.base[index] = slot
         }
+    }
+}
+
+/// Zero-filled slots in anonymous memory, returned to the system when released.
+private final class SlotMemory {
+    let base: UnsafeMutablePointer<FingerprintTable.Slot>
+    let count: Int
+
+    init(count: Int) {
+        let bytes = count * MemoryLayout<FingerprintTable.Slot>.stride
+        let memory = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        guard let memory, memory != MAP_FAILED else {
+            fatalError("the dedup table could not map \(bytes) bytes (errno \(errno))")
+        }
+        base = memory.bindMemory(to: FingerprintTable.Slot.self, capacity: count)
+        self.count = count
+    }
+
+    deinit { munmap(base, count * MemoryLayout<FingerprintTable.Slot>.stride) }
+
+    /// A copy with the same slots.
+    func copy() -> SlotMemory {
+        let copy = SlotMemory(count: count)
+        copy.base.update(from: base, count: count)
+        return copy
     }
 }
