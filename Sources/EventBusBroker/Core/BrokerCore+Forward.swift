@@ -26,11 +26,13 @@ extension BrokerCore {
     /// come from the cached record's spans, or from the log for an old one.
     /// SEQ must be committed and of the stage right before `stage`: what that
     /// stage's plugin consumed.
-    func forwarded(_ frame: [UInt8], to stage: String, stageBytes: [UInt8], position: Int) throws(BusError) -> PendingRecord {
+    ///
+    /// - Parameter from: `predecessors[stage]`, looked up once per PUB.
+    func forwarded(_ frame: [UInt8], to stage: String, stageBytes: [UInt8], from: [UInt8]?, position: Int) throws(BusError) -> PendingRecord {
         guard let seq = ASCIIDecimal.parse(frame.dropFirst()), seq > 0 else {
             throw BusError(.badArgs, "event \(position): a reference is @ and a SEQ in decimal, not \"\(String(decoding: frame.prefix(32), as: UTF8.self))\"")
         }
-        guard let from = predecessors[stage] else {
+        guard let from else {
             throw BusError(.badEvent, "event \(position): nothing may be forwarded by reference to stage \(stage); "
                 + "only to a stage after in (\(predecessors.keys.sorted().joined(separator: ", ")))")
         }

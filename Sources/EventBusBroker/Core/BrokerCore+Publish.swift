@@ -47,11 +47,12 @@ extension BrokerCore {
         var referencedBytes = 0, forwardedCount = 0
         // First every event is checked and its identity's slot prefetched; then,
         // with the slots in the cache, the identities are looked up.
+        let predecessor = predecessors[stage]
         var candidates: [(record: PendingRecord, key: DedupKey, isReference: Bool)] = []
         candidates.reserveCapacity(events.count)
         for (position, frame) in events.enumerated() {
             let isReference = frame.first == Self.referenceMark
-            let record = try pending(frame, position: position, stage: stage, stageBytes: stageBytes,
+            let record = try pending(frame, position: position, stage: stage, stageBytes: stageBytes, predecessor: predecessor,
                                      appendTime: &appendTime, referencedBytes: &referencedBytes, batchBytes: batchBytes)
             let key = DedupKey(stage: stageBytes, source: record.source, id: record.id)
             dedup.prefetch(key)
@@ -95,14 +96,14 @@ extension BrokerCore {
 
     /// The record event `position` of a PUB to `stage` appends, if it is not a repeat: the
     /// event as published (`time` stamped at `in`), or the one a reference names.
-    private func pending(_ frame: [UInt8], position: Int, stage: String, stageBytes: [UInt8],
+    private func pending(_ frame: [UInt8], position: Int, stage: String, stageBytes: [UInt8], predecessor: [UInt8]?,
                          appendTime: inout String?, referencedBytes: inout Int, batchBytes: Int) throws(BusError) -> PendingRecord {
         // No event is parsed beyond the batch limit; the per-type limit needs the type.
         guard frame.count <= WireProtocol.maxBatchBytes else {
             throw BusError(.tooLarge, "event \(position): \(frame.count) bytes, at most \(WireProtocol.maxBatchBytes) in one batch")
         }
         if frame.first == Self.referenceMark {
-            let record = try forwarded(frame, to: stage, stageBytes: stageBytes, position: position)
+            let record = try forwarded(frame, to: stage, stageBytes: stageBytes, from: predecessor, position: position)
             // What a batch appends is held to the batch limit, references included.
             referencedBytes += record.event.count
             guard batchBytes + referencedBytes <= WireProtocol.maxBatchBytes else {

@@ -277,7 +277,7 @@ final class BrokerCore {
     /// leave the broker (private types, `query`, `reply`) are only counted, so
     /// that consumers of `out` neither scan them nor see them as lag.
     func indexRecord(_ record: RoutedRecord, stage: String) {
-        if stage == Stage.out && !Self.isStreamable(type: record.type) {
+        if stage == Stage.out && !Self.isStreamable(type: record.typeBytes) {
             withheldOut += 1
         } else {
             index.append(stage: stage, seq: record.seq)
@@ -286,12 +286,12 @@ final class BrokerCore {
 
     /// Sends an `out` or `diag` event to the stream, or a `reply` to its requester.
     private func route(_ record: RoutedRecord, stage: String) {
-        let type = record.type
-        if stage == "out" && type == EventType.reply.rawValue {
+        let type = record.typeBytes
+        if stage == Stage.out && type.elementsEqual(Self.replyType) {
             deliverReply(record)
             return
         }
-        if stage == "out" && type == EventType.query.rawValue {
+        if stage == Stage.out && type.elementsEqual(Self.queryType) {
             answerUnservedQuery(record)
             return
         }
@@ -301,11 +301,16 @@ final class BrokerCore {
         publishToStream([record.topic, seqBytes, record.event])
     }
 
-    /// Whether events of `type` may leave the broker on the stream or to `out` consumers.
-    static func isStreamable(type: String) -> Bool {
-        if type == EventType.query.rawValue || type == EventType.reply.rawValue { return false }
-        if let known = EventType(rawValue: type), known.isPrivate { return false }
-        return true
+    static let replyType = Array(EventType.reply.rawValue.utf8)
+    static let queryType = Array(EventType.query.rawValue.utf8)
+    /// The types that never leave the broker: `query`, `reply` and the private ones.
+    static let withheldTypes: [[UInt8]] = [queryType, replyType]
+        + EventType.allCases.filter(\.isPrivate).map { Array($0.rawValue.utf8) }
+
+    /// Whether events of `type` may leave the broker on the stream or to `out`
+    /// consumers; compared as bytes, on the delivery path.
+    static func isStreamable(type: ArraySlice<UInt8>) -> Bool {
+        !withheldTypes.contains { $0.count == type.count && $0.elementsEqual(type) }
     }
 
     // MARK: Replies

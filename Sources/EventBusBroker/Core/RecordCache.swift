@@ -45,9 +45,12 @@ struct RoutedRecord: Sendable {
     }
 
     /// The event type: the topic after its last `/`.
-    var type: String {
-        guard let slash = topic.lastIndex(of: UInt8(ascii: "/")) else { return "" }
-        return String(decoding: topic[(slash + 1)...], as: UTF8.self)
+    var type: String { String(decoding: typeBytes, as: UTF8.self) }
+
+    /// The event type's bytes, a slice of the topic: no string made.
+    var typeBytes: ArraySlice<UInt8> {
+        guard let slash = topic.lastIndex(of: UInt8(ascii: "/")) else { return [] }
+        return topic[(slash + 1)...]
     }
 }
 
