@@ -58,7 +58,8 @@ extension BrokerCore {
             dedup.prefetch(key)
             candidates.append((record, key, isReference))
         }
-        for (record, key, isReference) in candidates {
+        for index in candidates.indices {
+            let key = candidates[index].key
             if let seq = dedup.seq(for: key) {
                 answers.append(.logged(seq))
                 hits += 1
@@ -66,11 +67,11 @@ extension BrokerCore {
                 answers.append(.appended(Int(earlier) - 1))
                 hits += 1
             } else {
-                if isReference { forwardedCount += 1 }
+                if candidates[index].isReference { forwardedCount += 1 }
                 batchKeys.update(UInt64(records.count + 1), for: key)
                 answers.append(.appended(records.count))
                 keys.append(key)
-                records.append(record)
+                records.append(candidates[index].record)
             }
         }
 
@@ -226,8 +227,8 @@ extension BrokerCore {
         // raises — and those of `out` and `diag` wait for the commit to be routed.
         let stage = RoutedRecord.stage(of: records[0].topic)
         let routed = stage == Stage.out || stage == Stage.diag
-        for (offset, record) in records.enumerated() {
-            let logged = RoutedRecord(seq: range.lowerBound + UInt64(offset), pending: record)
+        for offset in records.indices {
+            let logged = RoutedRecord(seq: range.lowerBound + UInt64(offset), pending: records[offset])
             cache.append(logged)
             if routed {
                 indexRecord(logged, stage: stage)

@@ -230,8 +230,10 @@ public final class SegmentLog {
     public func append(_ batch: [PendingRecord], timestamp: UInt64) throws(LogError) -> ClosedRange<UInt64> {
         try checkOpen()
         guard !batch.isEmpty else { throw LogError(.invalidArgument, "an append needs at least one record") }
+        // Indexed loops read each record in place; `for record in batch` would copy
+        // (and retain and release) its four arrays.
         var total = 0
-        for record in batch { total += try RecordFormat.encodedSize(record) }
+        for index in batch.indices { total += try RecordFormat.encodedSize(batch[index]) }
         if active.recordCount > 0 && active.size + total > options.segmentBytes {
             try roll()
         }
@@ -243,9 +245,9 @@ public final class SegmentLog {
         let start = headSeq + 1
         buffer.reserve(total)
         var seq = start
-        for record in batch {
+        for index in batch.indices {
             segment.offsets.append(segment.size)
-            segment.size += buffer.append(record, seq: seq, timestamp: timestamp)
+            segment.size += buffer.append(batch[index], seq: seq, timestamp: timestamp)
             seq += 1
         }
         segment.newestTimestamp = max(newestBefore, timestamp)
