@@ -21,6 +21,10 @@ extension BrokerCore {
         while consumer.inFlight.count < consumer.credit && consumer.nextSeq <= visibleSeq {
             let room = min(perMessage, consumer.credit - consumer.inFlight.count)
             outgoing.removeAll(keepingCapacity: true)
+            // The records ahead, its own among others' (stages interleave in the log).
+            if let next = nextCandidate(for: consumer), next <= visibleSeq {
+                cache.prefetch(from: next, count: min(Int(visibleSeq - next) + 1, 4 * room))
+            }
             var bytes = 0
             while outgoing.count < room && bytes < WireProtocol.maxBatchBytes && consumer.nextSeq <= visibleSeq {
                 guard let seq = nextCandidate(for: consumer), seq <= visibleSeq else {

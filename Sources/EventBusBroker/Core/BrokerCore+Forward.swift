@@ -48,6 +48,14 @@ extension BrokerCore {
         return PendingRecord(topic: topic, source: found.source, id: found.id, event: found.event)
     }
 
+    /// Starts loading the cached events that a PUB's `@SEQ` frames name, all at once
+    /// (see ``RecordCache/prefetch(from:count:)``).
+    func prefetchReferenced(_ frames: ArraySlice<[UInt8]>) {
+        for frame in frames where frame.first == Self.referenceMark {
+            if let seq = ASCIIDecimal.parse(frame.dropFirst()) { cache.prefetch(from: seq, count: 1) }
+        }
+    }
+
     /// The record at `seq` with its identity: from the cache when it has the
     /// spans, else read back from the log.
     private func forwardable(_ seq: UInt64) -> PendingRecord? {

@@ -48,6 +48,7 @@ extension BrokerCore {
         // First every event is checked and its identity's slot prefetched; then,
         // with the slots in the cache, the identities are looked up.
         let predecessor = predecessors[stage]
+        prefetchReferenced(events)
         var candidates: [(record: PendingRecord, key: DedupKey, isReference: Bool)] = []
         candidates.reserveCapacity(events.count)
         for (position, frame) in events.enumerated() {
