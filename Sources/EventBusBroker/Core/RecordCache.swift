@@ -62,6 +62,9 @@ struct RecordCache {
     private var records: Deque<RoutedRecord> = []
     private var bytes = 0
 
+    /// How many evictions ahead a record to be evicted is prefetched.
+    private static let evictionLead = 8
+
     init(capacityBytes: Int) { self.capacityBytes = capacityBytes }
 
     /// Adds the next record; SEQs must be contiguous.
@@ -69,6 +72,12 @@ struct RecordCache {
         if let last = records.last, last.seq + 1 != record.seq { removeAll() }
         records.append(record)
         bytes += record.topic.count + record.event.count + 64
+        if bytes > capacityBytes && records.count > Self.evictionLead {
+            // The oldest records, about to be released and freed, have long left the
+            // CPU's cache: load those a few evictions ahead now.
+            eventbus_prefetch(Self.storage(of: records[Self.evictionLead].event))
+            eventbus_prefetch(Self.storage(of: records[Self.evictionLead].topic))
+        }
         while bytes > capacityBytes, let first = records.first, records.count > 1 {
             records.removeFirst()
             bytes -= first.topic.count + first.event.count + 64
