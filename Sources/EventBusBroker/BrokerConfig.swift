@@ -42,7 +42,7 @@ public struct BrokerConfig: Sendable {
     /// (twice the 4 MiB batch limit, so that a frame over the limit still gets `too_large`).
     public var maxFrameBytes: Int64 = 8 * 1024 * 1024
     /// Memory for the newest events, served to consumers without a log read.
-    public var cacheBytes = 64 * 1024 * 1024
+    public var cacheBytes = 256 * 1024 * 1024
 
     /// CURVE keys and client roles; `nil` runs without authentication (loopback/ipc binds only).
     public var security: SecurityConfig?

@@ -42,7 +42,7 @@ struct BrokerOptions: ParsableArguments {
     @Option(help: ArgumentHelp("How long a REQ waits for its service.", valueName: "N"))
     var requestTimeoutMs: Int = 5_000
 
-    @Option(help: ArgumentHelp("Memory for the newest events, served to consumers without a log read (default 64).", valueName: "MB"))
+    @Option(help: ArgumentHelp("Memory for the newest events, served to consumers without a log read (default 256).", valueName: "MB"))
     var cacheMb: Int?
 
     @Option(help: ArgumentHelp("Messages queued per stream subscriber before it misses events (default 100000).", valueName: "N"))
