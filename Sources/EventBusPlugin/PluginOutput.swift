@@ -16,6 +16,10 @@ public struct PluginOutput: Sendable {
 
     let plugin: String
     let source: String
+    /// `{"specversion":"1.0","id":"<plugin>:`: how every emitted event starts, written once.
+    private let head: [UInt8]
+    /// `","source":"<source>"`: what follows an emitted event's id.
+    private let sourceMember: [UInt8]
     private(set) var seq: UInt64 = 0
     private var emitted = 0
     /// Events for the output stage, in order, as the runtime publishes them.
@@ -31,6 +35,15 @@ public struct PluginOutput: Sendable {
     public init(plugin: String) {
         self.plugin = plugin
         source = "/eventbus/\(plugin)"
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("specversion"); w.string("1.0")
+        w.key("id"); w.string(plugin + ":")
+        head = w.bytes.dropLast()  // the id goes on: SEQ, `:`, n, then its closing quote
+        var member = JSONWriter()
+        member.beginObject()
+        member.key("source"); member.string(source)
+        sourceMember = [UInt8(ascii: "\""), UInt8(ascii: ",")] + member.bytes.dropFirst()
     }
 
     mutating func begin(_ seq: UInt64) {
@@ -115,13 +128,14 @@ public struct PluginOutput: Sendable {
     }
 
     private mutating func envelope(type: String, subject: String, data: [UInt8], time: String?, replyto: String?) -> [UInt8] {
-        let id = "\(plugin):\(seq):\(emitted)"
+        // `{"specversion":"1.0","id":"<plugin>:<seq>:<n>","source":"<source>"` from its prepared parts.
+        var w = JSONWriter(capacity: head.count + sourceMember.count + data.count + 120)
+        w.fragment(head)
+        w.fragment(decimal: seq)
+        w.fragment(CollectionOfOne(UInt8(ascii: ":")))
+        w.fragment(decimal: UInt64(emitted))
+        w.fragment(sourceMember)
         emitted += 1
-        var w = JSONWriter(capacity: data.count + 160)
-        w.beginObject()
-        w.key("specversion"); w.string("1.0")
-        w.key("id"); w.string(id)
-        w.key("source"); w.string(source)
         w.key("type"); w.string(type)
         w.key("subject"); w.string(subject)
         if let time { w.key("time"); w.string(time) }

@@ -131,6 +131,22 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// Appends prepared JSON text inside an open object, after which a member
+    /// follows (a key gets its comma): such as an envelope's fixed start, written
+    /// once and reused. The caller vouches for the text.
+    package mutating func fragment(_ json: some Collection<UInt8>) {
+        bytes.append(contentsOf: json)
+        needsComma = true
+        afterKey = false
+    }
+
+    /// Appends `value` in decimal inside a fragment (an id's digits, say); see ``fragment(_:)``.
+    package mutating func fragment(decimal value: UInt64) {
+        appendDecimal(value)
+        needsComma = true
+        afterKey = false
+    }
+
     private mutating func appendDecimal(_ value: UInt64) {
         if value < 10 {
             bytes.append(UInt8(ascii: "0") + UInt8(value))

@@ -1,0 +1,53 @@
+import EventBus
+import Testing
+
+@testable import EventBusPlugin
+
+/// What a plugin emits: valid envelopes with deterministic ids, written from
+/// prepared parts exactly as a JSON writer writes them member by member.
+@Suite struct PluginOutputTests {
+    /// The envelope as `JSONWriter` writes it member by member: what the prepared parts must equal.
+    static func expected(plugin: String, seq: UInt64, n: Int, type: String, subject: String, time: String?,
+                         replyto: String? = nil, data: String) -> [UInt8] {
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("specversion"); w.string("1.0")
+        w.key("id"); w.string("\(plugin):\(seq):\(n)")
+        w.key("source"); w.string("/eventbus/\(plugin)")
+        w.key("type"); w.string(type)
+        w.key("subject"); w.string(subject)
+        if let time { w.key("time"); w.string(time) }
+        if let replyto { w.key("replyto"); w.string(replyto) }
+        w.key("data"); w.raw(Array(data.utf8))
+        w.endObject()
+        return w.bytes
+    }
+
+    @Test(arguments: [(UInt64(1), "receipt-reducer"), (UInt64(1_234_567_890_123), "a"), (UInt64(0), "x_y-z")])
+    func emittedEventsAreTheEnvelopesAWriterMakesWithIdsFromSeqAndPosition(seq: UInt64, plugin: String) throws {
+        var output = PluginOutput(plugin: plugin)
+        output.begin(seq)
+        output.emit(type: "message.read", subject: "messaging:general", data: Array(#"{"cid":"messaging:general"}"#.utf8),
+                    time: "2026-11-24T08:00:00.000Z")
+        output.emit(type: "notification.mark_read", subject: "@b\"ob", data: Array("{}".utf8), time: nil, to: .diag)
+        output.emit(type: "x", subject: "s", data: Array("{}".utf8), time: nil)
+        #expect(output.forward == [
+            Self.expected(plugin: plugin, seq: seq, n: 0, type: "message.read", subject: "messaging:general",
+                          time: "2026-11-24T08:00:00.000Z", data: #"{"cid":"messaging:general"}"#),
+            Self.expected(plugin: plugin, seq: seq, n: 2, type: "x", subject: "s", time: nil, data: "{}"),
+        ])
+        #expect(output.diagnostics == [
+            Self.expected(plugin: plugin, seq: seq, n: 1, type: "notification.mark_read", subject: "@b\"ob", time: nil, data: "{}"),
+        ])
+        for event in output.forward + output.diagnostics {
+            let envelope = try EventValidator.validate(event, stage: "any").envelope
+            #expect(envelope.id.hasPrefix("\(plugin):\(seq):"))
+            #expect(envelope.source == "/eventbus/\(plugin)")
+        }
+        // The next input starts its positions again.
+        output.removeAll()
+        output.begin(seq + 1)
+        output.emit(type: "x", subject: "s", data: Array("{}".utf8), time: nil)
+        #expect(output.forward == [Self.expected(plugin: plugin, seq: seq + 1, n: 0, type: "x", subject: "s", time: nil, data: "{}")])
+    }
+}
