@@ -42,13 +42,15 @@ raw_proxy() {
   echo "raw_proxy $(grep -o ' rate=[0-9]*' $WORK/sub.out | cut -d= -f2)" >> $RESULTS
 }
 broker_start() {  # $1 = fsync policy, then extra broker flags
-  local dir=$WORK/data-$RANDOM; COMMAND=$(ep); STREAM=$(ep)
-  $BIN/eventbus broker --data-dir "$dir" --command "$COMMAND" --stream "$STREAM" --fsync "$1" "${@:2}" 2>$WORK/broker.log &
+  BROKER_DIR=$WORK/data-$RANDOM; COMMAND=$(ep); STREAM=$(ep)
+  $BIN/eventbus broker --data-dir "$BROKER_DIR" --command "$COMMAND" --stream "$STREAM" --fsync "$1" "${@:2}" 2>$WORK/broker.log &
   BROKER=$!; pids+=($BROKER)
   for _ in $(seq 100); do grep -q "serving" $WORK/broker.log 2>/dev/null && return; sleep 0.05; done
   echo "broker did not start:"; cat $WORK/broker.log; exit 1
 }
-broker_stop() { kill $BROKER; wait $BROKER 2>/dev/null || true; }
+# Each measurement's data goes when it ends: left behind, the kernel would be writing
+# it back (fsync off leaves it all dirty) while the next measurement fsyncs.
+broker_stop() { kill $BROKER; wait $BROKER 2>/dev/null || true; rm -rf "$BROKER_DIR"; }
 bus_throughput() {  # name fsync count batch window
   broker_start "$2"
   local line; line=$($BIN/eventbus-bench throughput "$COMMAND" "$3" "$4" "$5")
@@ -80,7 +82,10 @@ up_start() {  # $1 = --pipeline list or a config file (ends in .yaml)
   for _ in $(seq 600); do grep -q "eventbus ready" $WORK/up.log 2>/dev/null && return; sleep 0.05; done
   echo "eventbus up did not get ready:"; cat $WORK/up.log; exit 1
 }
-up_stop() { kill -TERM $UP; wait $UP 2>/dev/null || true; }
+up_stop() {  # [keep]: leave the data directory for a restart on it
+  kill -TERM $UP; wait $UP 2>/dev/null || true
+  [ "${1:-}" = keep ] || rm -rf "$UP_DIR"
+}
 identity_pipeline() {  # $1 = N: a config file with N identity stages
   local file=$WORK/pipeline-$1.yaml
   echo "pipeline:" > $file
@@ -112,7 +117,7 @@ bus_reducer() {  # $1 = name, $2 = pipeline, $3 = acks, [$4 = rate]
   if [ "${RESTART:-}" = 1 ]; then
     # Restart on the same data directory: time until ready and the reducer caught up.
     local head; head=$($BIN/eventbus stats --json --command "$COMMAND" | python3 -c 'import json,sys; print(json.load(sys.stdin)["head_seq"])')
-    up_stop
+    up_stop keep
     up_start "$2" "$UP_DIR"
     while :; do
       lag=$($BIN/eventbus stats --json --command "$COMMAND" | python3 -c 'import json,sys; s=json.load(sys.stdin); print(sum(c["lag"] for c in s["consumers"] if c["name"]=="receipt-reducer"))')
