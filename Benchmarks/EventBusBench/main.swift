@@ -58,6 +58,15 @@ func helloBatched(_ socket: Socket) throws {
     }
 }
 
+/// Asks for a PUB's OK in one frame (`compact_ok`) on this connection: a publisher that
+/// counts its confirms has one frame to read, and the broker one to write, per PUB.
+func helloCompact(_ socket: Socket) throws {
+    try socket.send(frames("HELLO", "h", [Array(#"{"name":"eventbus-bench","role":"bench","version":"1","compact_ok":true}"#.utf8)]))
+    guard let ok = try socket.receive(), ok.count == 4, ok[1] == Array("OK".utf8) else {
+        throw ProcessError("HELLO refused")
+    }
+}
+
 func percentile(_ sorted: [Double], _ p: Double) -> Double {
     guard !sorted.isEmpty else { return 0 }
     return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
@@ -78,6 +87,7 @@ func throughput(endpoint: String, count: Int, batch: Int, window: Int, stage: St
     let events = (0..<count).map(event)
     let publisher = try dealer(context, endpoint)
     try publisher.setReceiveTimeout(30_000)
+    try helloCompact(publisher)
     let start = now()
     let received = Atomic(0)
     let consumerThread = Thread {
@@ -112,15 +122,17 @@ func throughput(endpoint: String, count: Int, batch: Int, window: Int, stage: St
             outstanding += 1
             sent = end
         }
-        // Reads the confirm in place (one SEQ frame per event), copying nothing unless it is an ERR.
+        // Reads the confirm in place (all SEQs in one frame, compact_ok), copying nothing unless it is an ERR.
         var isOK = false
+        var seqs = 0
         var refusal: [String] = []
         guard let frameCount = try publisher.receive(visiting: { index, bytes in
             if index == 1 { isOK = bytes.elementsEqual("OK".utf8) }
+            if index >= 3 && isOK { seqs += 1 + bytes.reduce(0) { $0 + ($1 == UInt8(ascii: " ") ? 1 : 0) } }
             if index >= 3 && !isOK { refusal.append(String(decoding: bytes, as: UTF8.self)) }
         }) else { throw ProcessError("no confirm within 30 s") }
         guard frameCount >= 4, isOK else { throw ProcessError("PUB refused: \(refusal)") }
-        confirmed += frameCount - 3
+        confirmed += seqs
         outstanding -= 1
     }
     let confirmedAt = now()

@@ -175,6 +175,7 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
             hello.key("role"); hello.string("plugin")
             hello.key("version"); hello.string("1")
             hello.key("batch"); hello.bool(true)  // events come in EVTS messages
+            hello.key("compact_ok"); hello.bool(true)  // a PUB's OK in one frame
             hello.key("services"); hello.beginArray(); for service in plugin.services { hello.string(service) }; hello.endArray()
             hello.endObject()
             let helloCorrelation = try send(.hello, [hello.bytes])

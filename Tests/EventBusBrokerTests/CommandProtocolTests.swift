@@ -62,6 +62,26 @@ import Testing
         #expect(limits["max_batch_events"] as? Int == 1_000)
     }
 
+    @Test func aPeerThatAsksForCompactOKGetsEverySeqOfAPubInOneFrame() throws {
+        let bus = try TestBroker(); defer { bus.stop() }
+        let peer = try bus.peer()
+        let first = Events.read(message: "m1")
+        // Without asking: one frame per SEQ, as PROTOCOL.md has it.
+        #expect(try peer.call("PUB", [Array("in".utf8), first, Events.read(message: "m2")]).values == ["1", "2"])
+        let hello = try peer.call("HELLO", [#"{"name":"t","role":"backend","version":"1","compact_ok":true}"#])
+        #expect(hello.json["compact_ok"] as? Bool == true)
+        #expect((hello.json["features"] as? [String])?.contains("compact_ok") == true)
+        // A repeat keeps its original SEQ in the frame, in place.
+        #expect(try peer.call("PUB", [Array("in".utf8), Events.read(message: "m3"), first, Events.read(message: "m4")]).values
+            == ["3 1 4"])
+        #expect(try peer.call("PUB", [Array("in".utf8), Events.read(message: "m5")]).values == ["5"])
+        // Another connection is not affected; and the option can be turned off.
+        #expect(try bus.peer().call("PUB", [Array("in".utf8), Events.read(), Events.read()]).values == ["6", "7"])
+        #expect(try peer.call("HELLO", [#"{"compact_ok":false}"#]).json["compact_ok"] as? Bool == false)
+        #expect(try peer.call("PUB", [Array("in".utf8), Events.read(), Events.read()]).values == ["8", "9"])
+        #expect(try peer.call("HELLO", [#"{"compact_ok":"yes"}"#]).code == "bad_args")
+    }
+
     @Test func helloWithInvalidJSONIsBadJSON() throws {
         let bus = try TestBroker(); defer { bus.stop() }
         let peer = try bus.peer()

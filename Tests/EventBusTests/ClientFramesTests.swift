@@ -72,6 +72,14 @@ import Testing
         #expect(throws: BusError.self) { try ClientFrames.parseSeqs([bytes("+5")], expected: 1).get() }
     }
 
+    @Test func aCompactOKCarriesEverySeqInOneFrameSeparatedBySpaces() throws {
+        #expect(try ClientFrames.parseSeqs([bytes("5 6 5")], expected: 3).get() == [5, 6, 5])
+        #expect(try ClientFrames.parseSeqs([bytes("7")], expected: 1).get() == [7])
+        for bad in ["5 6", "5  6 7", "5 6 7 ", " 5 6", "5 x 7", "5,6,7"] {
+            #expect(throws: BusError.self, "\(bad)") { try ClientFrames.parseSeqs([bytes(bad)], expected: 3).get() }
+        }
+    }
+
     @Test func requestBodyEscapesTheMethodAndKeepsParams() throws {
         #expect(ClientFrames.requestBody(method: "a\"b", params: " {\"cid\":\"x\"}\n")
             == bytes(#"{"method":"a\"b","params":{"cid":"x"}}"#))

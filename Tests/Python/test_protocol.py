@@ -60,6 +60,35 @@ def test_publish_with_confirm_returns_seqs(broker, context):
     assert [int(x) for x in reply[3:]] == [1, 2]
 
 
+def test_compact_ok_brings_every_seq_of_a_pub_in_one_frame(broker, context):
+    peer = Peer(context, broker.command)
+    info = json.loads(peer.call("HELLO", json.dumps({"name": "py", "role": "backend", "version": "1", "compact_ok": True}))[3])
+    assert info["compact_ok"] is True and "compact_ok" in info["features"]
+    first = read_ack("bob", "m1")
+    reply = peer.call("PUB", "in", first, read_ack("ann", "m1"), first)
+    assert reply[1] == b"OK" and len(reply) == 4
+    assert [int(x) for x in reply[3].split(b" ")] == [1, 2, 1]
+
+
+def test_a_plugin_forwards_an_event_by_reference(broker, context):
+    peer = Peer(context, broker.command)
+    info = json.loads(peer.call("HELLO", json.dumps({"name": "py-plugin", "role": "plugin", "version": "1"}))[3])
+    assert "forward" in info["features"]
+    ack = read_ack("bob", "m1")
+    assert peer.call("PUB", "in", ack)[3] == b"1"
+    # The only plugin publishes to `out`, from `in`: "@1" appends the logged bytes there.
+    assert peer.call("PUB", "out", b"@1")[3:] == [b"2"]
+    assert peer.call("CONSUME", "py-out", "earliest", "10", "out/")[1] == b"OK"
+    seq, topic, body = peer.next_event()
+    assert (seq, topic) == (2, "out/messaging:general/message.read")
+    assert body == json.loads(ack)
+    # Only the stage before may be named, and only a logged SEQ.
+    wrong = peer.call("PUB", "out", b"@2")
+    assert wrong[1] == b"ERR" and wrong[3] == b"bad_event" and b"@2 is an event of stage out" in wrong[4]
+    missing = peer.call("PUB", "out", b"@99")
+    assert missing[1] == b"ERR" and missing[3] == b"bad_args" and b"@99 names no logged event" in missing[4]
+
+
 def test_error_reply_names_the_field(broker, context):
     peer = Peer(context, broker.command)
     bad = event("message.read", "messaging:general", {"cid": "messaging:general", "user_id": "@bob", "message_id": "m1"})

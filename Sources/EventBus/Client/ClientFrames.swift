@@ -89,8 +89,17 @@ enum ClientFrames {
         return UInt64(String(decoding: frame, as: UTF8.self))
     }
 
-    /// The SEQs of a `PUB`'s `OK` body, one frame per event published.
+    /// The SEQs of a `PUB`'s `OK` body: one frame per event published, or, for a
+    /// connection that asked for `compact_ok` in HELLO, one frame of them all
+    /// separated by spaces (the two are the same for one event).
     static func parseSeqs(_ body: [[UInt8]], expected: Int) -> Result<[UInt64], BusError> {
+        if body.count == 1 && expected > 1 {
+            let parts = body[0].split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
+            guard parts.count == expected else {
+                return .failure(BusError(.badFrame, "OK for PUB carried \(parts.count) SEQs in one frame for \(expected) events"))
+            }
+            return parseSeqs(parts.map(Array.init), expected: expected)
+        }
         guard body.count == expected else {
             return .failure(BusError(.badFrame, "OK for PUB carried \(body.count) SEQ frames for \(expected) events"))
         }

@@ -70,7 +70,13 @@ extension BrokerCore {
             guard case .bool(let on) = batch else {
                 throw BusError(.badArgs, "frame 3: batch must be true or false")
             }
-            setBatchedDelivery(on, for: message.peer)
+            remember(message.peer, on, in: &batchPeers)
+        }
+        if let compact = hello["compact_ok"] {
+            guard case .bool(let on) = compact else {
+                throw BusError(.badArgs, "frame 3: compact_ok must be true or false")
+            }
+            remember(message.peer, on, in: &compactPeers)
         }
         if case .string(let name)? = hello["name"] {
             logger.info("peer said hello", metadata: ["bus.peer": "\(name)"])
@@ -81,8 +87,9 @@ extension BrokerCore {
         w.key("version"); w.string(BrokerVersion.string)
         w.key("stages"); w.beginArray(); for stage in config.stages { w.string(stage) }; w.endArray()
         w.key("services"); w.beginArray(); for service in services.sorted() { w.string(service) }; w.endArray()
-        w.key("features"); w.beginArray(); w.string("batch"); w.string("forward"); w.endArray()
+        w.key("features"); w.beginArray(); w.string("batch"); w.string("compact_ok"); w.string("forward"); w.endArray()
         w.key("batch"); w.bool(batchPeers.contains(message.peer))
+        w.key("compact_ok"); w.bool(compactPeers.contains(message.peer))
         w.key("limits"); w.beginObject()
         w.key("max_event_bytes"); w.int(config.maxEventBytes)
         w.key("max_batch_events"); w.int(WireProtocol.maxBatchEvents)
@@ -97,16 +104,21 @@ extension BrokerCore {
     /// Records whether `peer` gets its consumers' events in `EVTS` messages;
     /// takes effect at its next `CONSUME`. Peers that left without a word are
     /// forgotten once there are many and none of them has a consumer attached.
-    private func setBatchedDelivery(_ on: Bool, for peer: [UInt8]) {
+    /// Adds `peer` to (or, `on` false, removes it from) the peers that asked for a HELLO option.
+    ///
+    /// ZeroMQ does not say when a peer leaves, so a set that reaches 10,000 keeps
+    /// only the peers of attached consumers; a peer dropped that way gets the
+    /// PROTOCOL.md forms again, which every client of an option must still take.
+    private func remember(_ peer: [UInt8], _ on: Bool, in peers: inout Set<[UInt8]>) {
         guard on else {
-            batchPeers.remove(peer)
+            peers.remove(peer)
             return
         }
-        if batchPeers.count >= 10_000 {
+        if peers.count >= 10_000 {
             let attached = Set(consumers.values.compactMap(\.peer))
-            batchPeers = batchPeers.filter(attached.contains)
+            peers = peers.filter(attached.contains)
         }
-        batchPeers.insert(peer)
+        peers.insert(peer)
     }
 
     static func isValidServiceName(_ name: String) -> Bool {

@@ -87,7 +87,8 @@ extension BrokerCore {
         return true
     }
 
-    /// Sends a PUB's OK: one ASCII decimal SEQ frame per event, written without building strings.
+    /// Sends a PUB's OK: one ASCII decimal SEQ frame per event, or for a peer that asked
+    /// for `compact_ok` one frame of them all; written without building strings.
     func sendConfirm(_ confirm: PendingConfirm) {
         do {
             guard try router.sendFrame(confirm.peer, more: true, dontWait: true) else {
@@ -97,8 +98,24 @@ extension BrokerCore {
             try router.sendFrame(WireProtocol.signature, more: true, dontWait: true)
             try router.sendFrame(Verb.ok.bytes, more: true, dontWait: true)
             try router.sendFrame(confirm.correlation, more: !confirm.seqs.isEmpty, dontWait: true)
-            for (index, seq) in confirm.seqs.enumerated() {
-                try sendDecimal(seq, more: index < confirm.seqs.count - 1)
+            guard confirm.compact else {
+                for (index, seq) in confirm.seqs.enumerated() {
+                    try sendDecimal(seq, more: index < confirm.seqs.count - 1)
+                }
+                return
+            }
+            // One frame: the SEQs in decimal, separated by single spaces.
+            let size = confirm.seqs.reduce(confirm.seqs.count - 1) { $0 + ASCIIDecimal.digits($1) }
+            try router.sendFrame(size: size, more: false, dontWait: true) { buffer in
+                guard let base = buffer.baseAddress else { return }
+                var offset = 0
+                for (index, seq) in confirm.seqs.enumerated() {
+                    if index > 0 {
+                        base.storeBytes(of: UInt8(ascii: " "), toByteOffset: offset, as: UInt8.self)
+                        offset += 1
+                    }
+                    offset += ASCIIDecimal.write(seq, to: base + offset)
+                }
             }
         } catch {
             sendFailed(to: confirm.peer, error)

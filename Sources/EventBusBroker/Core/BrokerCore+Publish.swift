@@ -93,7 +93,8 @@ extension BrokerCore {
             case .logged(let seq): seq
             }
         }
-        unconfirmed.append(PendingConfirm(peer: message.peer, correlation: message.correlation, seqs: seqs))
+        unconfirmed.append(PendingConfirm(peer: message.peer, correlation: message.correlation, seqs: seqs,
+                                          compact: compactPeers.contains(message.peer)))
     }
 
     /// The record event `position` of a PUB to `stage` appends, if it is not a repeat: the

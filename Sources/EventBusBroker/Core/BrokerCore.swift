@@ -17,6 +17,8 @@ final class BrokerCore {
         let peer: [UInt8]
         let correlation: [UInt8]
         let seqs: [UInt64]
+        /// All SEQs in one frame (the peer asked for `compact_ok` in HELLO).
+        let compact: Bool
     }
 
     let config: BrokerConfig
@@ -61,6 +63,8 @@ final class BrokerCore {
     var timers = Timers()
     /// Peers that asked for batched delivery (`"batch": true` in `HELLO`).
     var batchPeers: Set<[UInt8]> = []
+    /// Peers that asked for a PUB's OK in one frame (`"compact_ok": true` in `HELLO`).
+    var compactPeers: Set<[UInt8]> = []
     /// The records of the delivery being assembled (kept to reuse its storage).
     var outgoing: [RoutedRecord] = []
     /// Identities of the PUB being handled, with their place in its batch.
@@ -349,6 +353,7 @@ final class BrokerCore {
     /// A peer is no longer connected: its consumers stop and will resend from their ACK.
     func peerGone(_ peer: [UInt8]) {
         batchPeers.remove(peer)
+        compactPeers.remove(peer)
         for consumer in consumers.values where consumer.peer == peer {
             consumer.peer = nil
             consumer.rewind(to: consumer.acked + 1)
