@@ -36,7 +36,7 @@ extension BrokerCore {
             throw BusError(.badEvent, "event \(position): nothing may be forwarded by reference to stage \(stage); "
                 + "only to a stage after in (\(predecessors.keys.sorted().joined(separator: ", ")))")
         }
-        guard seq <= visibleSeq, let found = forwardable(seq) else {
+        guard seq <= visibleSeq, let found = try forwardable(seq) else {
             throw BusError(.badArgs, "event \(position): @\(seq) names no logged event (the log holds \(log.firstSeq) to \(visibleSeq))")
         }
         guard found.topic.starts(with: from) else {
@@ -57,8 +57,9 @@ extension BrokerCore {
     }
 
     /// The record at `seq` with its identity: from the cache when it has the
-    /// spans, else read back from the log.
-    private func forwardable(_ seq: UInt64) -> PendingRecord? {
+    /// spans, else read back from the log (`nil` when retention removed it; a
+    /// read that fails is `busy`, as a failed write is).
+    private func forwardable(_ seq: UInt64) throws(BusError) -> PendingRecord? {
         if let cached = cache.record(seq), !cached.sourceSpan.isEmpty {
             let event = cached.event
             return PendingRecord(topic: cached.topic, source: event[Self.range(cached.sourceSpan)],
@@ -69,7 +70,7 @@ extension BrokerCore {
             return PendingRecord(topic: stored.topic, source: stored.source, id: stored.id, event: stored.event)
         } catch {
             logger.error("log read failed", metadata: ["bus.seq": "\(seq)", "error.type": "\(error)"])
-            return nil
+            throw BusError(.busy, "the log could not be read at SEQ \(seq) (\(error)); nothing was appended; retry later")
         }
     }
 
