@@ -6,21 +6,31 @@ import ZeroMQ
 
 @testable import EventBusBroker
 
-/// Consumers never get an event before the commit that covers it: the broker's
-/// loop appends, commits, then feeds consumers, and a feed between an append
-/// and its commit must send nothing of it (architecture.md, "Commit").
-@Suite struct CommitVisibilityTests {
-    @Test func aFeedBetweenAnAppendAndItsCommitSendsNothingOfIt() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-visibility-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+/// The broker's core driven step by step, for what its loop never shows from
+/// outside: consumers never get an event before the commit that covers it (the
+/// loop appends, commits, then feeds consumers; a feed between an append and its
+/// commit must send nothing of it, architecture.md "Commit"), and the peers that
+/// asked for HELLO options are pruned.
+@Suite struct BrokerCoreSteppedTests {
+    /// A broker core on a fresh directory, driven step by step from the test's thread as its loop would drive it.
+    static func core(_ directory: String) throws -> BrokerCore {
         var config = BrokerConfig()
         config.dataDirectory = directory
         config.commandEndpoint = "tcp://127.0.0.1:*"
         config.streamEndpoint = "tcp://127.0.0.1:*"
         var logger = Logger(label: "test.visibility")
         logger.logLevel = .warning
-        // The core is driven step by step from this thread, as its loop would drive it.
-        let core = try BrokerCore(config: config, logger: logger)
+        return try BrokerCore(config: config, logger: logger)
+    }
+
+    static func directory() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-core-\(UUID().uuidString)").path
+    }
+
+    @Test func aFeedBetweenAnAppendAndItsCommitSendsNothingOfIt() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let core = try Self.core(directory)
         let context = try Context()
         let peer = try Socket(context: context, type: .dealer)
         defer { peer.close() }
@@ -60,6 +70,27 @@ import ZeroMQ
         #expect(after.map(\.verb) == ["OK", "EVT"])
         #expect(after.first?.last == "1")
         #expect(core.visibleSeq == 1)
+        core.log.close()
+    }
+
+    /// ZeroMQ does not say when a peer leaves, so the peers that asked for a HELLO
+    /// option are pruned at 10,000 to those with an attached consumer.
+    @Test func peersWithAHelloOptionArePrunedAtTenThousandToThoseOfAttachedConsumers() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let core = try Self.core(directory)
+        let attached = Array("attached".utf8)
+        let consumer = ConsumerState(name: "reader", acked: 0)
+        consumer.peer = attached
+        core.consumers["reader"] = consumer
+        var peers: Set<[UInt8]> = []
+        core.remember(attached, true, in: &peers)
+        for n in 0..<9_999 { core.remember(Array("gone-\(n)".utf8), true, in: &peers) }
+        #expect(peers.count == 10_000)
+        core.remember(Array("new".utf8), true, in: &peers)
+        #expect(peers == [attached, Array("new".utf8)])
+        core.remember(Array("new".utf8), false, in: &peers)
+        #expect(peers == [attached])
         core.log.close()
     }
 }
