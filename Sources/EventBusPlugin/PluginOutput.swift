@@ -14,8 +14,6 @@ public struct PluginOutput: Sendable {
         case diag
     }
 
-    let plugin: String
-    let source: String
     /// `{"specversion":"1.0","id":"<plugin>:`: how every emitted event starts, written once.
     private let head: [UInt8]
     /// `","source":"<source>"`: what follows an emitted event's id.
@@ -33,8 +31,7 @@ public struct PluginOutput: Sendable {
     /// An empty output for `plugin` (the runtime makes one; a unit test of a
     /// plugin's ``Plugin/handle(_:state:output:)`` may too).
     public init(plugin: String) {
-        self.plugin = plugin
-        source = "/eventbus/\(plugin)"
+        let source = "/eventbus/\(plugin)"
         var w = JSONWriter()
         w.beginObject()
         w.key("specversion"); w.string("1.0")

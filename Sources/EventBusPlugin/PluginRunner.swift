@@ -192,7 +192,7 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
                 throw PluginError("CONSUME \(configuration.inputStage)/ refused: \(Self.describe(consumed))")
             }
             forwardsByReference = replies[helloCorrelation].map(Self.forwardsByReference) ?? false
-            let first = UInt64(String(decoding: consumed[3], as: UTF8.self)) ?? 0
+            let first = ASCIIDecimal.parse(consumed[3][...]) ?? 0
             if appliedSeq > 0 && first > appliedSeq + 1 {
                 logger.error("events were removed by retention before this plugin applied them", metadata: [
                     "bus.plugin": "\(configuration.name)", "bus.seq": "\(appliedSeq + 1)..\(first - 1)",
@@ -257,7 +257,7 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
         guard frames.count >= 3, frames[0] == WireProtocol.signature else { return true }
         switch frames[1] {
         case Verb.evt.bytes where frames.count == 6:
-            guard let seq = UInt64(String(decoding: frames[3], as: UTF8.self)) else { return true }
+            guard let seq = ASCIIDecimal.parse(frames[3][...]) else { return true }
             pending.append(PluginEvent(seq: seq, topic: String(decoding: frames[4], as: UTF8.self), bytes: frames[5]))
         case Verb.evts.bytes where frames.count == 4:
             // NAME, then one BATCH frame of many events.

@@ -56,7 +56,7 @@ struct LogReadAheadTests {
         }
     }
 
-    @Test func aSegmentRemovedByRetentionIsNoLongerReadFromTheReadAhead() throws {
+    @Test func afterRetentionRemovesTheSegmentHeldAheadItsRecordsAreGoneAndTheRestReadOn() throws {
         try withTemporaryDirectory { dir in
             let segmentOf3 = 16 + 3 * testRecordSize(1)
             let log = try SegmentLog(directory: dir, options: LogOptions(segmentBytes: segmentOf3, retentionBytes: 1),

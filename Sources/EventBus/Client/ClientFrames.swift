@@ -85,8 +85,7 @@ enum ClientFrames {
 
     /// Parses an ASCII decimal SEQ frame: digits only, no sign, no spaces.
     static func parseDecimal(_ frame: [UInt8]) -> UInt64? {
-        guard !frame.isEmpty, frame.count <= 20, frame.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        return UInt64(String(decoding: frame, as: UTF8.self))
+        ASCIIDecimal.parse(frame[...])
     }
 
     /// The SEQs of a `PUB`'s `OK` body: one frame per event published, or, for a
@@ -98,7 +97,11 @@ enum ClientFrames {
             guard parts.count == expected else {
                 return .failure(BusError(.badFrame, "OK for PUB carried \(parts.count) SEQs in one frame for \(expected) events"))
             }
-            return parseSeqs(parts.map(Array.init), expected: expected)
+            let seqs = parts.compactMap(ASCIIDecimal.parse)
+            guard seqs.count == expected else {
+                return .failure(BusError(.badFrame, "OK for PUB: a SEQ in its one frame is not a decimal number"))
+            }
+            return .success(seqs)
         }
         guard body.count == expected else {
             return .failure(BusError(.badFrame, "OK for PUB carried \(body.count) SEQ frames for \(expected) events"))

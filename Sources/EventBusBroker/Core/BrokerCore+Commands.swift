@@ -101,14 +101,12 @@ extension BrokerCore {
         reply(to: message.peer, correlation: message.correlation, [w.bytes])
     }
 
-    /// Records whether `peer` gets its consumers' events in `EVTS` messages;
-    /// takes effect at its next `CONSUME`. Peers that left without a word are
-    /// forgotten once there are many and none of them has a consumer attached.
     /// Adds `peer` to (or, `on` false, removes it from) the peers that asked for a HELLO option.
     ///
     /// ZeroMQ does not say when a peer leaves, so a set that reaches 10,000 keeps
     /// only the peers of attached consumers; a peer dropped that way gets the
     /// PROTOCOL.md forms again, which every client of an option must still take.
+    /// (`batch` takes effect at the peer's next CONSUME, `compact_ok` at its next PUB.)
     func remember(_ peer: [UInt8], _ on: Bool, in peers: inout Set<[UInt8]>) {
         guard on else {
             peers.remove(peer)
