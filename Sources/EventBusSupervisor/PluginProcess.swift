@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import Logging
 
@@ -67,9 +70,10 @@ final class PluginProcess: @unchecked Sendable {
                 logger.error("cannot start plugin", metadata: ["bus.plugin": "\(name)", "error.type": "\(error)"])
             }
             condition.unlock()
+            var how = "could not start"
             if process.processIdentifier > 0 {
                 logger.info("plugin started", metadata: ["bus.plugin": "\(name)", "bus.pid": "\(process.processIdentifier)"])
-                process.waitUntilExit()
+                how = Self.waitForExit(process)
             }
             condition.lock()
             self.process = nil
@@ -78,9 +82,6 @@ final class PluginProcess: @unchecked Sendable {
             if stop { break }
 
             let ran = ContinuousClock.now - started
-            let how = process.processIdentifier <= 0 ? "could not start"
-                : process.terminationReason == .uncaughtSignal ? "killed by signal \(process.terminationStatus)"
-                : "exited with status \(process.terminationStatus)"
             if ran >= config.stableAfter {
                 quickExits = 0
                 backoff = config.initialBackoff
@@ -112,6 +113,28 @@ final class PluginProcess: @unchecked Sendable {
         finished.signal()
     }
 
+    /// Waits until `process` has ended and says how, from the kernel.
+    ///
+    /// Not `Process.waitUntilExit`: on Linux, Foundation learns of an exit when a
+    /// socket it passes to the child closes, and a sibling started at the same
+    /// moment can inherit that socket too (swift-corelibs-foundation #4795); the
+    /// wait then lasts as long as the sibling, which the supervisor stops only
+    /// after this one. `waitid` with `WNOWAIT` sees the exit and leaves the
+    /// reaping to Foundation.
+    private static func waitForExit(_ process: Process) -> String {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(process.processIdentifier), &info, WEXITED | WNOWAIT) != 0 {
+            guard errno == EINTR else {
+                // ECHILD: Foundation has reaped it, so it has seen the exit.
+                process.waitUntilExit()
+                return process.terminationReason == .uncaughtSignal ? "killed by signal \(process.terminationStatus)"
+                    : "exited with status \(process.terminationStatus)"
+            }
+        }
+        let status = info._sifields._sigchld.si_status
+        return info.si_code == Int32(CLD_EXITED) ? "exited with status \(status)" : "killed by signal \(status)"
+    }
+
     /// Sends SIGTERM, waits up to the stop timeout, then SIGKILL; returns when supervision ended.
     func stop() {
         condition.lock()
@@ -119,17 +142,16 @@ final class PluginProcess: @unchecked Sendable {
         let running = process
         condition.broadcast()
         condition.unlock()
-        if let running, running.isRunning {
-            running.terminate()
-            let seconds = Double(config.stopTimeout.components.seconds)
-            let deadline = Date().addingTimeInterval(seconds)
-            while running.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-            if running.isRunning {
-                logger.warning("plugin did not stop in time; killing it", metadata: ["bus.plugin": "\(name)"])
-                kill(running.processIdentifier, SIGKILL)
-            }
+        guard thread != nil else { return }
+        // Supervision ends when the process has (the kernel's word, not Foundation's; see waitForExit).
+        if let pid = running?.processIdentifier, pid > 0 {
+            kill(pid, SIGTERM)
+            let timeout = Double(config.stopTimeout.components.seconds) + Double(config.stopTimeout.components.attoseconds) / 1e18
+            if finished.wait(timeout: .now() + timeout) == .success { return }
+            logger.warning("plugin did not stop in time; killing it", metadata: ["bus.plugin": "\(name)"])
+            kill(pid, SIGKILL)
         }
-        if thread != nil { finished.wait() }
+        finished.wait()
     }
 
     /// The running process's id, if one runs (tests kill it with SIGKILL).
