@@ -129,15 +129,15 @@ public struct PluginOutput: Sendable {
         var w = JSONWriter(capacity: head.count + sourceMember.count + data.count + 120)
         w.fragment(head)
         w.fragment(decimal: seq)
-        w.fragment(CollectionOfOne(UInt8(ascii: ":")))
+        w.fragment(byte: UInt8(ascii: ":"))
         w.fragment(decimal: UInt64(emitted))
         w.fragment(sourceMember)
         emitted += 1
-        w.key("type"); w.string(type)
-        w.key("subject"); w.string(subject)
-        if let time { w.key("time"); w.string(time) }
-        if let replyto { w.key("replyto"); w.string(replyto) }
-        w.key("data"); w.raw(data)
+        w.key(plain: "type"); w.string(type)
+        w.key(plain: "subject"); w.string(subject)
+        if let time { w.key(plain: "time"); w.string(time) }
+        if let replyto { w.key(plain: "replyto"); w.string(replyto) }
+        w.key(plain: "data"); w.raw(data)
         w.endObject()
         return w.bytes
     }

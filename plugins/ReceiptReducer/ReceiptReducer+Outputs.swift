@@ -46,46 +46,48 @@ extension ReceiptReducer {
     /// `message.delivered` to the channel.
     func deliveredEvent(_ ci: Int, _ slot: Int32) -> ReducerOutput {
         let record = channels[ci].members[Int(slot)]
-        return watermarkEvent(ci, record, type: .messageDelivered, idKey: "last_delivered_message_id",
+        return watermarkEvent(ci, record.user, type: .messageDelivered, idKey: "last_delivered_message_id",
                               timeKey: "last_delivered_at", position: record.deliveredPosition, time: record.deliveredTime)
     }
 
     /// `message.read` to the channel.
     func readEvent(_ ci: Int, _ slot: Int32) -> ReducerOutput {
         let record = channels[ci].members[Int(slot)]
-        return watermarkEvent(ci, record, type: .messageRead, idKey: "last_read_message_id",
+        return watermarkEvent(ci, record.user, type: .messageRead, idKey: "last_read_message_id",
                               timeKey: "last_read", position: record.readPosition, time: record.readTime)
     }
 
+    // The events below read the channel through `channels[ci]` each time: a
+    // `let channel = channels[ci]` would copy the channel's state (a retain and
+    // a release of each of its arrays and tables) for every event written.
+
     /// A watermark event to the channel: `cid`, `user_id`, the watermark's message id and time.
     private func watermarkEvent(
-        _ ci: Int, _ record: MemberState, type: EventType, idKey: String, timeKey: String, position: Int32, time: Int64
+        _ ci: Int, _ user: UInt32, type: EventType, idKey: StaticString, timeKey: StaticString, position: Int32, time: Int64
     ) -> ReducerOutput {
-        let channel = channels[ci]
         var writer = JSONWriter(capacity: 160)
         writer.beginObject()
-        writer.key("cid"); writer.string(channel.cid)
-        writer.key("user_id"); writer.string(users[Int(record.user)])
-        writer.key(idKey); writeOptional(&writer, channel.messageID(at: position))
-        writer.key(timeKey); writeOptional(&writer, times.decode(time))
+        writer.key(plain: "cid"); writer.string(channels[ci].cid)
+        writer.key(plain: "user_id"); writer.string(users[Int(user)])
+        writer.key(plain: idKey); writeOptional(&writer, channels[ci].messageID(at: position))
+        writer.key(plain: timeKey); writeOptional(&writer, times.decode(time))
         writer.endObject()
-        return ReducerOutput(stage: "out", type: type.wireName, subject: channel.cid, data: writer.bytes)
+        return ReducerOutput(stage: "out", type: type.wireName, subject: channels[ci].cid, data: writer.bytes)
     }
 
     /// `notification.mark_read` to the reader's own devices (`@<user_id>`).
     func markReadEvent(_ ci: Int, _ slot: Int32, _ user: UInt32) -> ReducerOutput {
-        let channel = channels[ci]
-        let record = channel.members[Int(slot)]
+        let record = channels[ci].members[Int(slot)]
         let totals = totals(user)
         var writer = JSONWriter(capacity: 256)
         writer.beginObject()
-        writer.key("cid"); writer.string(channel.cid)
-        writer.key("user_id"); writer.string(users[Int(user)])
-        writer.key("last_read_message_id"); writeOptional(&writer, channel.messageID(at: record.readPosition))
-        writer.key("last_read"); writeOptional(&writer, times.decode(record.readTime))
-        writer.key("unread_messages"); writer.int(channel.unread(after: record.readPosition, user: user))
-        writer.key("unread_channels"); writer.int(totals.channels)
-        writer.key("total_unread_count"); writer.int(totals.total)
+        writer.key(plain: "cid"); writer.string(channels[ci].cid)
+        writer.key(plain: "user_id"); writer.string(users[Int(user)])
+        writer.key(plain: "last_read_message_id"); writeOptional(&writer, channels[ci].messageID(at: record.readPosition))
+        writer.key(plain: "last_read"); writeOptional(&writer, times.decode(record.readTime))
+        writer.key(plain: "unread_messages"); writer.int(channels[ci].unread(after: record.readPosition, user: user))
+        writer.key(plain: "unread_channels"); writer.int(totals.channels)
+        writer.key(plain: "total_unread_count"); writer.int(totals.total)
         writer.endObject()
         return ReducerOutput(
             stage: "out", type: EventType.notificationMarkRead.wireName, subject: "@" + users[Int(user)],
@@ -94,19 +96,18 @@ extension ReceiptReducer {
 
     /// `notification.mark_unread` to the user's own devices (`@<user_id>`).
     func markUnreadEvent(_ ci: Int, _ slot: Int32, _ user: UInt32, firstUnread: Int32) -> ReducerOutput {
-        let channel = channels[ci]
-        let record = channel.members[Int(slot)]
+        let record = channels[ci].members[Int(slot)]
         let totals = totals(user)
         var writer = JSONWriter(capacity: 288)
         writer.beginObject()
-        writer.key("cid"); writer.string(channel.cid)
-        writer.key("user_id"); writer.string(users[Int(user)])
-        writer.key("first_unread_message_id"); writer.string(channel.messageIDs[Int(firstUnread)])
-        writer.key("last_read_message_id"); writeOptional(&writer, channel.messageID(at: record.readPosition))
-        writer.key("last_read"); writeOptional(&writer, times.decode(record.readTime))
-        writer.key("unread_messages"); writer.int(channel.unread(after: record.readPosition, user: user))
-        writer.key("unread_channels"); writer.int(totals.channels)
-        writer.key("total_unread_count"); writer.int(totals.total)
+        writer.key(plain: "cid"); writer.string(channels[ci].cid)
+        writer.key(plain: "user_id"); writer.string(users[Int(user)])
+        writer.key(plain: "first_unread_message_id"); writer.string(channels[ci].messageIDs[Int(firstUnread)])
+        writer.key(plain: "last_read_message_id"); writeOptional(&writer, channels[ci].messageID(at: record.readPosition))
+        writer.key(plain: "last_read"); writeOptional(&writer, times.decode(record.readTime))
+        writer.key(plain: "unread_messages"); writer.int(channels[ci].unread(after: record.readPosition, user: user))
+        writer.key(plain: "unread_channels"); writer.int(totals.channels)
+        writer.key(plain: "total_unread_count"); writer.int(totals.total)
         writer.endObject()
         return ReducerOutput(
             stage: "out", type: EventType.notificationMarkUnread.wireName, subject: "@" + users[Int(user)],

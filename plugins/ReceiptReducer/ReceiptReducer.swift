@@ -187,10 +187,10 @@ public struct ReceiptReducer: Sendable {
         var total = 0
         var count = 0
         for ci in userChannels[Int(user)] {
-            let channel = channels[Int(ci)]
             // userChannels lists only channels where the user has a current slot.
-            let slot = channel.slots[user]!
-            let unread = channel.unread(after: channel.members[Int(slot)].readPosition, user: user)
+            // (`channels[ci]` each time: a local copy would retain every array of the channel.)
+            let slot = channels[Int(ci)].slots[user]!
+            let unread = channels[Int(ci)].unread(after: channels[Int(ci)].members[Int(slot)].readPosition, user: user)
             total += unread
             if unread > 0 { count += 1 }
         }

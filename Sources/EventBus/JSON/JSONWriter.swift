@@ -76,6 +76,21 @@ public struct JSONWriter: Sendable {
         afterKey = true
     }
 
+    /// Writes an object member's key that needs no escaping (a literal of
+    /// ASCII letters, digits and `_`, say) and its colon: what ``key(_:)``
+    /// writes, without looking at each byte.
+    public mutating func key(plain name: StaticString) {
+        if needsComma {
+            bytes.append(UInt8(ascii: ","))
+        }
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+        afterKey = true
+    }
+
     /// Writes a string value, escaped.
     public mutating func string(_ value: String) {
         beginValue()
@@ -131,11 +146,33 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// Writes a value given as JSON text, unchanged; as the generic `raw(_:)` does.
+    /// (The array's bytes are copied in one go, with no generic iteration.)
+    public mutating func raw(_ jsonBytes: [UInt8]) {
+        beginValue()
+        bytes.append(contentsOf: jsonBytes)
+        needsComma = true
+    }
+
     /// Appends prepared JSON text inside an open object, after which a member
     /// follows (a key gets its comma): such as an envelope's fixed start, written
     /// once and reused. The caller vouches for the text.
     package mutating func fragment(_ json: some Collection<UInt8>) {
         bytes.append(contentsOf: json)
+        needsComma = true
+        afterKey = false
+    }
+
+    /// Appends prepared JSON text held in an array; as the generic `fragment(_:)` does.
+    package mutating func fragment(_ json: [UInt8]) {
+        bytes.append(contentsOf: json)
+        needsComma = true
+        afterKey = false
+    }
+
+    /// Appends one prepared byte (a separator); as the generic `fragment(_:)` does.
+    package mutating func fragment(byte: UInt8) {
+        bytes.append(byte)
         needsComma = true
         afterKey = false
     }

@@ -34,45 +34,62 @@ extension BrokerCore {
             throw BusError(.tooLarge, "PUB: \(batchBytes) bytes of events, at most \(WireProtocol.maxBatchBytes) in one batch")
         }
 
+        // Every event becomes a record first; the rare repeats are dropped after the
+        // lookups. (Records are moved, never copied: a copy retains and releases
+        // each of a record's four buffers.)
         var records: [PendingRecord] = []
+        var identities: [DedupKey] = []
         var keys: [DedupKey] = []
         // `batchKeys` holds this batch's new identities (record index + 1) until it returns.
         defer { for key in keys { batchKeys.remove(key) } }
         var answers: [Answer] = []
-        var hits = 0
+        var repeats: [Int] = []
+        var forwardedCount = 0
         records.reserveCapacity(events.count)
+        identities.reserveCapacity(events.count)
         answers.reserveCapacity(events.count)
         let stageBytes = Array(stage.utf8)
         var appendTime: String?
-        var referencedBytes = 0, forwardedCount = 0
+        var referencedBytes = 0
         // First every event is checked and its identity's slot prefetched; then,
         // with the slots in the cache, the identities are looked up.
         let predecessor = predecessors[stage]
         prefetchReferenced(events)
-        var candidates: [(record: PendingRecord, key: DedupKey, isReference: Bool)] = []
-        candidates.reserveCapacity(events.count)
-        for (position, frame) in events.enumerated() {
-            let isReference = frame.first == Self.referenceMark
+        for position in 0..<events.count {
+            let frame = events[events.startIndex + position]
             let record = try pending(frame, position: position, stage: stage, stageBytes: stageBytes, predecessor: predecessor,
                                      appendTime: &appendTime, referencedBytes: &referencedBytes, batchBytes: batchBytes)
             let key = DedupKey(stage: stageBytes, source: record.source, id: record.id)
             dedup.prefetch(key)
-            candidates.append((record, key, isReference))
+            if frame.first == Self.referenceMark { forwardedCount += 1 }
+            records.append(record)
+            identities.append(key)
         }
-        for index in candidates.indices {
-            let key = candidates[index].key
+        for index in identities.indices {
+            let key = identities[index]
+            let kept = index - repeats.count
             if let seq = dedup.seq(for: key) {
                 answers.append(.logged(seq))
-                hits += 1
+                repeats.append(index)
             } else if let earlier = batchKeys.seq(for: key) {
                 answers.append(.appended(Int(earlier) - 1))
-                hits += 1
+                repeats.append(index)
             } else {
-                if candidates[index].isReference { forwardedCount += 1 }
-                batchKeys.update(UInt64(records.count + 1), for: key)
-                answers.append(.appended(records.count))
+                batchKeys.update(UInt64(kept + 1), for: key)
+                answers.append(.appended(kept))
                 keys.append(key)
-                records.append(candidates[index].record)
+            }
+        }
+        let hits = repeats.count
+        if hits > 0 {
+            for index in repeats where events[events.startIndex + index].first == Self.referenceMark { forwardedCount -= 1 }
+            var next = 0
+            records = records.indices.compactMap { index in
+                if next < repeats.count && repeats[next] == index {
+                    next += 1
+                    return nil
+                }
+                return records[index]
             }
         }
 
@@ -229,12 +246,14 @@ extension BrokerCore {
         // raises — and those of `out` and `diag` wait for the commit to be routed.
         let stage = RoutedRecord.stage(of: records[0].topic)
         let routed = stage == Stage.out || stage == Stage.diag
-        for offset in records.indices {
-            let logged = RoutedRecord(seq: range.lowerBound + UInt64(offset), pending: records[offset])
-            cache.append(logged)
-            if routed {
-                indexRecord(logged, stage: stage)
-                staged.append(logged)
+        records.withUnsafeBufferPointer { records in
+            for offset in records.indices {
+                let logged = RoutedRecord(seq: range.lowerBound + UInt64(offset), pending: records[offset])
+                cache.append(logged)
+                if routed {
+                    indexRecord(logged, stage: stage)
+                    staged.append(logged)
+                }
             }
         }
         if !routed { index.append(stage: stage, seqs: range) }

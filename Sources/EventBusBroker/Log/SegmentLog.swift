@@ -230,10 +230,12 @@ public final class SegmentLog {
     public func append(_ batch: [PendingRecord], timestamp: UInt64) throws(LogError) -> ClosedRange<UInt64> {
         try checkOpen()
         guard !batch.isEmpty else { throw LogError(.invalidArgument, "an append needs at least one record") }
-        // Indexed loops read each record in place; `for record in batch` would copy
-        // (and retain and release) its four arrays.
+        // Records are read in place through the buffer pointer: `batch[index]` or
+        // `for record in batch` would copy each (a retain and a release of its four arrays).
         var total = 0
-        for index in batch.indices { total += try RecordFormat.encodedSize(batch[index]) }
+        try batch.withUnsafeBufferPointer { (records) throws(LogError) in
+            for index in records.indices { total += try RecordFormat.encodedSize(records[index]) }
+        }
         if active.recordCount > 0 && active.size + total > options.segmentBytes {
             try roll()
         }
@@ -245,10 +247,12 @@ public final class SegmentLog {
         let start = headSeq + 1
         buffer.reserve(total)
         var seq = start
-        for index in batch.indices {
-            segment.offsets.append(segment.size)
-            segment.size += buffer.append(batch[index], seq: seq, timestamp: timestamp)
-            seq += 1
+        batch.withUnsafeBufferPointer { records in
+            for index in records.indices {
+                segment.offsets.append(segment.size)
+                segment.size += buffer.append(records[index], seq: seq, timestamp: timestamp)
+                seq += 1
+            }
         }
         segment.newestTimestamp = max(newestBefore, timestamp)
         if buffer.count >= Self.flushThreshold {
