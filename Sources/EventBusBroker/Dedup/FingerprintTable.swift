@@ -15,7 +15,8 @@ import Glibc
 /// The slots are anonymous memory from `mmap`, which the kernel hands out
 /// zeroed — all empty — page by page as they are first touched: a table sized
 /// for the whole window costs no time and no memory up front, and never
-/// stalls the broker to grow while the window fills.
+/// stalls the broker to grow while the window fills. The mapping is advised
+/// to use huge pages, so that lookups spread over it do not each miss the TLB.
 struct FingerprintTable {
     fileprivate struct Slot {
         var high: UInt64
@@ -134,6 +135,11 @@ private final class SlotMemory {
         guard let memory, memory != MAP_FAILED else {
             fatalError("the dedup table could not map \(bytes) bytes (errno \(errno))")
         }
+        // Huge pages where the kernel allows them (transparent huge pages in
+        // `madvise` mode or `always`): every lookup lands on a random slot of
+        // tens of MB, which with 4 KiB pages is a TLB miss and a page walk each.
+        // A kernel without them refuses the advice, and the table works as it is.
+        _ = madvise(memory, bytes, MADV_HUGEPAGE)
         base = memory.bindMemory(to: FingerprintTable.Slot.self, capacity: count)
         self.count = count
     }
