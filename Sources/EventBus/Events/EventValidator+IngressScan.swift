@@ -55,13 +55,16 @@ extension EventValidator {
     /// The members of `data` of an event whose envelope scanned to `fields`, when the scans show it surely
     /// valid at stage `in` (the checks of ``validate(_:stage:)-(JSONValue,_)`` after the envelope's, on
     /// bytes); `nil` when they cannot tell.
-    static func vouchedData(_ frame: UnsafeRawBufferPointer, _ fields: EnvelopeFields)
+    ///
+    /// - Parameter dataMembers: The members of `data` named in ``IngressShape/dataKeys`` when the envelope's
+    ///   scan found them (``scanEnvelopeAndData(_:)``); `nil` to scan `data` here.
+    static func vouchedData(_ frame: UnsafeRawBufferPointer, _ fields: EnvelopeFields, dataMembers: JSONScanner.Members? = nil)
         -> (type: EventType, data: UnsafeRawBufferPointer, members: JSONScanner.Members)?
     {
         Identifier.withBytes(fields.type) { type in
             Identifier.withBytes(fields.subject) { subject in
                 vouchedData(frame, type: type, timeIsValid: fields.time.map(Identifier.isValidTimestamp) ?? true,
-                            dataRange: fields.dataRange, subject: subject)
+                            dataRange: fields.dataRange, subject: subject, dataMembers: dataMembers)
             }
         }
     }
@@ -69,14 +72,19 @@ extension EventValidator {
     /// The ingress rules after the envelope's, on bytes: the event's type (`type`), whether its `time`
     /// passes (`timeIsValid`), where its `data` lies and its `subject`. The one place both fast paths
     /// (``checkIngress(_:)-(UnsafeRawBufferPointer)`` and ``envelopeSpans(_:stage:)``) decide.
+    ///
+    /// `dataMembers`, when given, are the members of `data` named in ``IngressShape/dataKeys`` as the
+    /// envelope's scan found them (offsets in `frame`); `data` is then not scanned again.
     static func vouchedData(
         _ frame: UnsafeRawBufferPointer, type: UnsafeBufferPointer<UInt8>, timeIsValid: Bool, dataRange: Range<Int>?,
-        subject: UnsafeBufferPointer<UInt8>
+        subject: UnsafeBufferPointer<UInt8>, dataMembers: JSONScanner.Members? = nil
     ) -> (type: EventType, data: UnsafeRawBufferPointer, members: JSONScanner.Members)? {
         // Only channel events of the types `IngressShape` knows, all of them ingress types.
         guard timeIsValid, let (eventType, shape) = IngressShape.of(typeBytes: type), let dataRange else { return nil }
         let data = UnsafeRawBufferPointer(rebasing: frame[dataRange])
-        guard let members = shape.vouchedMembers(of: data),
+        let vouched = dataMembers.map { shape.vouchedMembers(of: data, found: $0, at: dataRange.lowerBound) }
+            ?? shape.vouchedMembers(of: data)
+        guard let members = vouched,
             let cid = IngressRule.plainString(members[IngressShape.cidPosition], in: data),
             // The subject is the cid; compared as bytes, which is stricter than the full path's `String` equality.
             subject.elementsEqual(cid)
@@ -90,7 +98,9 @@ extension EventValidator {
     /// and for the other types. The same answer as ``validate(_:stage:)-(UnsafeRawBufferPointer,_)`` at `in`
     /// when not `nil`, except that the envelope carries no `data` tree.
     public static func scannedIngress(_ frame: UnsafeRawBufferPointer) -> (envelope: EnvelopeFields, payload: IngressPayload)? {
-        guard let fields = try? scanEnvelope(frame), let (type, data, members) = vouchedData(frame, fields) else { return nil }
+        guard let (fields, dataMembers) = try? scanEnvelopeAndData(frame),
+            let (type, data, members) = vouchedData(frame, fields, dataMembers: dataMembers)
+        else { return nil }
         // Vouched members are plain strings (no escapes): their bytes are their text.
         func text(_ position: Int) -> String? {
             IngressRule.plainString(members[position], in: data).map { String(decoding: $0, as: UTF8.self) }
@@ -193,10 +203,19 @@ extension EventValidator {
         /// One rule per name.
         let rules: [IngressRule]
 
+        /// Per name: its position in ``dataKeys`` (-1 for a name not there, as in ``message``).
+        let dataPositions: [Int]
+
         init(_ members: KeyValuePairs<String, IngressRule>) {
             keys = JSONScanner.Keys(members.map(\.key))
             rules = members.map(\.value)
+            dataPositions = members.map { Self.dataKeyNames.firstIndex(of: $0.key) ?? -1 }
         }
+
+        /// Every name the shapes of `data` read: what the envelope's scan finds in `data` in the same pass.
+        static let dataKeyNames = ["cid", "user_id", "message_id", "read_at", "delivered_at", "message"]
+        /// ``dataKeyNames`` as a scanner's set.
+        static let dataKeys = JSONScanner.Keys(dataKeyNames)
 
         /// The position of `cid` in every shape of `data`.
         static let cidPosition = 0
@@ -249,6 +268,26 @@ extension EventValidator {
                 return (entry.type, entry.shape)
             }
             return nil
+        }
+
+        /// ``vouchedMembers(of:)`` from the members of `object` that a scan of the whole frame found
+        /// (``dataKeys``, `offset` the object's start in that frame) instead of a scan of its own.
+        func vouchedMembers(of object: UnsafeRawBufferPointer, found: JSONScanner.Members, at offset: Int)
+            -> JSONScanner.Members?
+        {
+            guard found.root == .object else { return nil }
+            var members = JSONScanner.Members(root: .object)
+            for position in dataPositions.indices {
+                let source = dataPositions[position]
+                guard source >= 0 else { return nil }  // not a shape of `data`
+                guard var span = found[source] else { continue }
+                span.range = (span.range.lowerBound - offset)..<(span.range.upperBound - offset)
+                members[position] = span
+            }
+            for position in rules.indices where !rules[position].accepts(members[position], in: object) {
+                return nil
+            }
+            return members
         }
 
         /// The members of `object` when it is an object whose members all surely pass their rules, else `nil`.

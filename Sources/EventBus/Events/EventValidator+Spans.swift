@@ -13,7 +13,19 @@ extension EventValidator {
     ///   - frame: The event's bytes, as received.
     ///   - stage: The stage it is published to; `in` adds the ingress rules.
     public static func envelopeSpans(_ frame: UnsafeRawBufferPointer, stage: String) -> EnvelopeSpans? {
-        guard let members = try? JSONScanner.scan(frame, members: envelopeKeys), members.root == .object,
+        // At `in` the members of `data` that the ingress rules read are found in the same pass.
+        var members = JSONScanner.Members(root: .null), dataMembers = JSONScanner.Members(root: .null)
+        do {
+            if stage == Stage.in {
+                try JSONScanner.scan(frame, members: envelopeKeys, into: &members, nested: IngressShape.dataKeys,
+                                     of: dataPosition, into: &dataMembers)
+            } else {
+                members = try JSONScanner.scan(frame, members: envelopeKeys)
+            }
+        } catch {
+            return nil
+        }
+        guard members.root == .object,
             let specversion = IngressRule.plainString(members[0], in: frame),
             specversion.elementsEqual(specVersion.utf8),
             let id = IngressRule.plainString(members[1], in: frame), isPrintableASCII(id, max: maxIDLength),
@@ -32,7 +44,8 @@ extension EventValidator {
 
         // The ingress rules, where checkIngress's fast path applies them: `time`, if present, a plain timestamp.
         let timeIsValid = members[5].map { IngressRule.plainString($0, in: frame).map(Identifier.isTimestamp) ?? false } ?? true
-        guard vouchedData(frame, type: type, timeIsValid: timeIsValid, dataRange: spans.dataRange, subject: subject) != nil
+        guard vouchedData(frame, type: type, timeIsValid: timeIsValid, dataRange: spans.dataRange, subject: subject,
+                          dataMembers: dataMembers) != nil
         else { return nil }
         return spans
     }

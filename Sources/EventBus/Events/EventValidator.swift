@@ -62,15 +62,43 @@ public enum EventValidator {
         do {
             members = try JSONScanner.scan(frame, members: envelopeKeys)
         } catch {
-            // Rare: let the parser decide and word the error, exactly as it always has.
-            let root: JSONValue
-            do {
-                root = try JSONParser.parse(frame)
-            } catch {
-                throw badJSON(error)
-            }
-            return try envelopeFields(of: root)
+            return try envelopeFields(parsing: frame)
         }
+        return try envelopeFields(frame, members)
+    }
+
+    /// ``scanEnvelope(_:)-(UnsafeRawBufferPointer)`` and, in the same pass, the members of `data`
+    /// that the ingress fast path reads (``IngressShape/dataKeys``); the second is empty (its root
+    /// `.null`) when `data` is absent, not an object, or the scan failed and the parser decided.
+    static func scanEnvelopeAndData(_ frame: UnsafeRawBufferPointer) throws(EventValidationError)
+        -> (envelope: EnvelopeFields, data: JSONScanner.Members)
+    {
+        var members = JSONScanner.Members(root: .null), data = JSONScanner.Members(root: .null)
+        do {
+            try JSONScanner.scan(frame, members: envelopeKeys, into: &members, nested: IngressShape.dataKeys, of: dataPosition,
+                                 into: &data)
+        } catch {
+            return (try envelopeFields(parsing: frame), JSONScanner.Members(root: .null))
+        }
+        return (try envelopeFields(frame, members), data)
+    }
+
+    /// The envelope of a frame the scanner refused: the parser decides and words the error.
+    private static func envelopeFields(parsing frame: UnsafeRawBufferPointer) throws(EventValidationError) -> EnvelopeFields {
+        // Rare: let the parser decide and word the error, exactly as it always has.
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse(frame)
+        } catch {
+            throw badJSON(error)
+        }
+        return try envelopeFields(of: root)
+    }
+
+    /// The envelope's checks on the members a scan found.
+    private static func envelopeFields(_ frame: UnsafeRawBufferPointer, _ members: JSONScanner.Members)
+        throws(EventValidationError) -> EnvelopeFields
+    {
         guard members.root == .object else { throw bad("event: must be a JSON object") }
         func field(_ position: Int) -> Field {
             guard let span = members[position] else { return .absent }
@@ -99,6 +127,8 @@ public enum EventValidator {
     /// The envelope's members, in the order ``scanEnvelope(_:)-(UnsafeRawBufferPointer)`` reads them.
     static let envelopeKeys = JSONScanner.Keys(
         ["specversion", "id", "source", "type", "subject", "time", "replyto", "data"])
+    /// The position of `data` in ``envelopeKeys``.
+    static let dataPosition = 7
 
     /// The full path: parse to a ``JSONValue``, then validate that.
     static func validate(parsing frame: UnsafeRawBufferPointer, stage: String) throws(EventValidationError)

@@ -174,7 +174,7 @@ public enum JSONScanner {
         let failure: JSONError? = withUnsafeMutablePointer(to: &members) { members in
             keys.table.withUnsafeBufferPointer { table in
                 withUnsafeTemporaryAllocation(of: Int.self, capacity: 256) { stack in
-                    run(bytes, keys: keys, table: table, members: members, keyStack: stack)
+                    run(bytes, keys: keys, table: table, members: members, nested: nil, keyStack: stack)
                 }
             }
         }
@@ -187,19 +187,69 @@ public enum JSONScanner {
         defer { heap.deallocate() }
         let retry: JSONError? = withUnsafeMutablePointer(to: &members) { members in
             keys.table.withUnsafeBufferPointer { table in
-                run(bytes, keys: keys, table: table, members: members, keyStack: heap)
+                run(bytes, keys: keys, table: table, members: members, nested: nil, keyStack: heap)
             }
         }
         if let retry { throw retry }
         return members
     }
 
+    /// Checks that `bytes` is one JSON text and finds the top-level members named in `keys` and, in
+    /// the same pass, the members named in `nested` of the object that is the value of the top-level
+    /// member `keys.names[parent]` — an event's envelope and its `data`, say, read in one scan.
+    ///
+    /// - Parameters:
+    ///   - members: Set to the top-level spans, as ``scan(_:members:)`` returns them.
+    ///   - found: Set to the nested object's: its `root` is ``Kind/object`` when that member is present
+    ///     and an object (`.null` otherwise), and its spans are offsets in `bytes`, like the top-level ones.
+    /// - Throws: the ``JSONError`` the parser would throw.
+    static func scan(
+        _ bytes: UnsafeRawBufferPointer, members keys: Keys, into members: inout Members,
+        nested: Keys, of parent: Int, into found: inout Members
+    ) throws(JSONError) {
+        members = Members(root: .null)
+        found = Members(root: .null)
+        let failure: JSONError? = withUnsafeMutablePointer(to: &members) { members in
+            withUnsafeMutablePointer(to: &found) { found in
+                keys.table.withUnsafeBufferPointer { table in
+                    nested.table.withUnsafeBufferPointer { nestedTable in
+                        withUnsafeTemporaryAllocation(of: Int.self, capacity: 256) { stack in
+                            run(bytes, keys: keys, table: table, members: members,
+                                nested: NestedCapture(parent: parent, keys: nested, table: nestedTable, members: found),
+                                keyStack: stack)
+                        }
+                    }
+                }
+            }
+        }
+        guard let failure else { return }
+        guard failure.offset == Scanner.overflowOffset else { throw failure }
+        // More than 128 keys open at once: again, with a heap stack, as ``scan(_:members:)`` does.
+        members = Members(root: .null)
+        found = Members(root: .null)
+        let heap = UnsafeMutableBufferPointer<Int>.allocate(capacity: 2 * (bytes.count / 4 + 2))
+        defer { heap.deallocate() }
+        let retry: JSONError? = withUnsafeMutablePointer(to: &members) { members in
+            withUnsafeMutablePointer(to: &found) { found in
+                keys.table.withUnsafeBufferPointer { table in
+                    nested.table.withUnsafeBufferPointer { nestedTable in
+                        run(bytes, keys: keys, table: table, members: members,
+                            nested: NestedCapture(parent: parent, keys: nested, table: nestedTable, members: found),
+                            keyStack: heap)
+                    }
+                }
+            }
+        }
+        if let retry { throw retry }
+    }
+
     /// Scans; the error, if any, is returned rather than thrown, so that it crosses the closures above.
     private static func run(
         _ bytes: UnsafeRawBufferPointer, keys: Keys, table: UnsafeBufferPointer<UInt64>,
-        members: UnsafeMutablePointer<Members>, keyStack: UnsafeMutableBufferPointer<Int>
+        members: UnsafeMutablePointer<Members>, nested: NestedCapture?, keyStack: UnsafeMutableBufferPointer<Int>
     ) -> JSONError? {
-        var scanner = Scanner(bytes: bytes, keys: keys, keyTable: table, members: members, keyStack: keyStack)
+        var scanner = Scanner(
+            bytes: bytes, keys: keys, keyTable: table, members: members, nested: nested, keyStack: keyStack)
         do {
             scanner.skipWhitespace()
             let root = try scanner.scanValue(depth: 0)
@@ -289,6 +339,18 @@ public enum JSONScanner {
     }
 }
 
+/// Where a scan puts what it finds in the object value of one top-level member.
+private struct NestedCapture {
+    /// The position of that member in the top-level names.
+    let parent: Int
+    /// The names to find in its object.
+    let keys: JSONScanner.Keys
+    /// `keys.table`'s storage.
+    let table: UnsafeBufferPointer<UInt64>
+    /// Where their spans go.
+    let members: UnsafeMutablePointer<JSONScanner.Members>
+}
+
 /// The scanner's cursor. Its checks and messages mirror `JSONParser`'s parser line by line.
 private struct Scanner {
     /// The offset of the internal error that means "the key stack is full".
@@ -300,6 +362,10 @@ private struct Scanner {
     let keys: JSONScanner.Keys
     let keyTable: UnsafeBufferPointer<UInt64>
     let members: UnsafeMutablePointer<JSONScanner.Members>
+    /// The members to find in the object value of one top-level member, if asked.
+    let nested: NestedCapture?
+    /// Whether the object being scanned at depth 2 is that value.
+    var inNested = false
     /// The raw content ranges (start, end) of the keys of every open object, innermost last.
     let keyStack: UnsafeMutableBufferPointer<Int>
     var keyTop = 0
@@ -311,13 +377,15 @@ private struct Scanner {
 
     init(
         bytes: UnsafeRawBufferPointer, keys: JSONScanner.Keys, keyTable: UnsafeBufferPointer<UInt64>,
-        members: UnsafeMutablePointer<JSONScanner.Members>, keyStack: UnsafeMutableBufferPointer<Int>
+        members: UnsafeMutablePointer<JSONScanner.Members>, nested: NestedCapture?,
+        keyStack: UnsafeMutableBufferPointer<Int>
     ) {
         self.bytes = bytes
         self.count = bytes.count
         self.keys = keys
         self.keyTable = keyTable
         self.members = members
+        self.nested = nested
         self.keyStack = keyStack
     }
 
@@ -407,6 +475,7 @@ private struct Scanner {
             let keyStart = keyOffset + 1, keyEnd = index - 1
             try checkDuplicate(keyStart, keyEnd, flags: flags, base: base, seen: &seen, at: keyOffset)
             var wanted = -1
+            var nestedWanted = -1
             if depth == 1 {
                 // The top-level object: is this a member the caller asked for?
                 wanted =
@@ -415,6 +484,14 @@ private struct Scanner {
                         ofRaw: UnsafeRawBufferPointer(rebasing: bytes[keyStart..<keyEnd]), table: keyTable,
                         names: keys.names)
                     : keys.index(ofDecoded: JSONScanner.decode(bytes, from: keyStart, to: keyEnd))
+            } else if depth == 2 && inNested, let nested {
+                // The nested object asked for: the same question with its names.
+                nestedWanted =
+                    flags == 0
+                    ? JSONScanner.Keys.index(
+                        ofRaw: UnsafeRawBufferPointer(rebasing: bytes[keyStart..<keyEnd]), table: nested.table,
+                        names: nested.keys.names)
+                    : nested.keys.index(ofDecoded: JSONScanner.decode(bytes, from: keyStart, to: keyEnd))
             }
             skipWhitespace()
             guard index < count, bytes[index] == 0x3A else {
@@ -428,11 +505,19 @@ private struct Scanner {
             if index < count && bytes[index] == 0x22 {
                 valueFlags = try scanString()
                 kind = .string
+            } else if wanted >= 0, let nested, wanted == nested.parent, index < count, bytes[index] == 0x7B {
+                inNested = true
+                kind = try scanValue(depth: depth)
+                inNested = false
+                nested.members.pointee.root = .object
             } else {
                 kind = try scanValue(depth: depth)
             }
             if wanted >= 0 {
                 members.pointee[wanted] = JSONScanner.Span(
+                    kind: kind, range: valueStart..<index, hasEscapes: valueFlags & Self.escaped != 0)
+            } else if nestedWanted >= 0, let nested {
+                nested.members.pointee[nestedWanted] = JSONScanner.Span(
                     kind: kind, range: valueStart..<index, hasEscapes: valueFlags & Self.escaped != 0)
             }
             skipWhitespace()
