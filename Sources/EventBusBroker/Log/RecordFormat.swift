@@ -27,12 +27,16 @@ enum RecordFormat {
     static let maxBodySize = 1 << 30
 
     /// The encoded size of `record`, or an error if a field is too long.
-    static func encodedSize(_ record: PendingRecord) throws(LogError) -> Int {
+    ///
+    /// The record is read where it lies (a pointer into the batch): passed by value, it would be
+    /// copied first, a retain and a release of each of its four buffers.
+    static func encodedSize(_ record: UnsafePointer<PendingRecord>) throws(LogError) -> Int {
         let limit = Int(UInt16.max)
-        if record.topic.count > limit || record.source.count > limit || record.id.count > limit {
+        let t = record.pointee.topic.count, s = record.pointee.source.count, i = record.pointee.id.count
+        if t > limit || s > limit || i > limit {
             throw LogError(.invalidRecord, "a record's topic, source or id is over \(limit) bytes")
         }
-        let body = fixedBodySize + record.topic.count + record.source.count + record.id.count + record.event.count
+        let body = fixedBodySize + t + s + i + record.pointee.event.count
         if body > maxBodySize {
             throw LogError(.invalidRecord, "a record of \(body) bytes is over the limit of \(maxBodySize)")
         }
@@ -40,8 +44,9 @@ enum RecordFormat {
     }
 
     /// Writes `record` at `p`, which has room for `encodedSize(record)` bytes; returns the bytes written.
-    static func encode(_ record: PendingRecord, seq: UInt64, timestamp: UInt64, into p: UnsafeMutableRawPointer) -> Int {
-        let t = record.topic.count, s = record.source.count, i = record.id.count, e = record.event.count
+    static func encode(_ record: UnsafePointer<PendingRecord>, seq: UInt64, timestamp: UInt64, into p: UnsafeMutableRawPointer) -> Int {
+        let t = record.pointee.topic.count, s = record.pointee.source.count, i = record.pointee.id.count
+        let e = record.pointee.event.count
         let body = fixedBodySize + t + s + i + e
         p.storeBytes(of: UInt32(body).littleEndian, toByteOffset: 0, as: UInt32.self)
         p.storeBytes(of: seq.littleEndian, toByteOffset: 8, as: UInt64.self)
@@ -49,13 +54,21 @@ enum RecordFormat {
         p.storeBytes(of: UInt16(t).littleEndian, toByteOffset: 24, as: UInt16.self)
         p.storeBytes(of: UInt16(s).littleEndian, toByteOffset: 26, as: UInt16.self)
         p.storeBytes(of: UInt16(i).littleEndian, toByteOffset: 28, as: UInt16.self)
-        copy(record.topic[...], to: p + headerSize)
-        copy(record.source, to: p + headerSize + t)
-        copy(record.id, to: p + headerSize + t + s)
-        copy(record.event[...], to: p + headerSize + t + s + i)
+        copy(record.pointee.topic, to: p + headerSize)
+        copy(record.pointee.source, to: p + headerSize + t)
+        copy(record.pointee.id, to: p + headerSize + t + s)
+        copy(record.pointee.event, to: p + headerSize + t + s + i)
         let crc = CRC32C.checksum(UnsafeRawBufferPointer(start: p + prefixSize, count: body))
         p.storeBytes(of: crc.littleEndian, toByteOffset: 4, as: UInt32.self)
         return prefixSize + body
+    }
+
+    @inline(__always)
+    private static func copy(_ field: [UInt8], to destination: UnsafeMutableRawPointer) {
+        field.withUnsafeBytes { source in
+            guard let base = source.baseAddress else { return }
+            destination.copyMemory(from: base, byteCount: source.count)
+        }
     }
 
     @inline(__always)

@@ -230,11 +230,12 @@ public final class SegmentLog {
     public func append(_ batch: [PendingRecord], timestamp: UInt64) throws(LogError) -> ClosedRange<UInt64> {
         try checkOpen()
         guard !batch.isEmpty else { throw LogError(.invalidArgument, "an append needs at least one record") }
-        // Records are read in place through the buffer pointer: `batch[index]` or
-        // `for record in batch` would copy each (a retain and a release of its four arrays).
+        // Records are read where they lie, through pointers: `batch[index]`, `for record in
+        // batch` or a buffer's element would copy each (a retain and a release of its four arrays).
         var total = 0
         try batch.withUnsafeBufferPointer { (records) throws(LogError) in
-            for index in records.indices { total += try RecordFormat.encodedSize(records[index]) }
+            // Not empty (checked above), so it has a base address.
+            for index in records.indices { total += try RecordFormat.encodedSize(records.baseAddress! + index) }
         }
         if active.recordCount > 0 && active.size + total > options.segmentBytes {
             try roll()
@@ -250,7 +251,7 @@ public final class SegmentLog {
         batch.withUnsafeBufferPointer { records in
             for index in records.indices {
                 segment.offsets.append(segment.size)
-                segment.size += buffer.append(records[index], seq: seq, timestamp: timestamp)
+                segment.size += buffer.append(records.baseAddress! + index, seq: seq, timestamp: timestamp)
                 seq += 1
             }
         }

@@ -27,7 +27,7 @@ final class WriteBuffer {
     }
 
     /// Encodes `record` at the end; `reserve` must have made room for it.
-    func append(_ record: PendingRecord, seq: UInt64, timestamp: UInt64) -> Int {
+    func append(_ record: UnsafePointer<PendingRecord>, seq: UInt64, timestamp: UInt64) -> Int {
         let n = RecordFormat.encode(record, seq: seq, timestamp: timestamp, into: base + count)
         count += n
         return n
