@@ -48,7 +48,7 @@ extension BrokerCore {
                 peerGone(peer)
                 return
             }
-            for record in outgoing { consumer.inFlight.append(record.seq) }
+            for index in outgoing.indices { consumer.inFlight.append(outgoing[index].seq) }
             sent += outgoing.count
         }
     }
@@ -70,21 +70,31 @@ extension BrokerCore {
             try router.sendFrame(record.event, more: false, dontWait: true)
             return true
         }
-        let size = records.reduce(0) {
-            $0 + DeliveryBatch.encodedSize(seq: $1.seq, topicCount: $1.topic.count, eventCount: $1.event.count)
-        }
-        try router.sendFrame(size: size, more: false, dontWait: true) { buffer in
-            guard let base = buffer.baseAddress else { return }
-            var offset = 0
-            for record in records {
-                offset += record.topic.withUnsafeBytes { topic in
-                    record.event.withUnsafeBytes { event in
-                        DeliveryBatch.write(seq: record.seq, topic: topic, event: event, to: base + offset)
+        // The records are read where they lie, through pointers: a `for record in records`
+        // copies each (a retain and a release of its topic and its event).
+        return try records.withUnsafeBufferPointer { (records) throws(ZMQError) -> Bool in
+            // Not empty: the caller sends at least one record.
+            let first = records.baseAddress!
+            var size = 0
+            for index in records.indices {
+                let record = first + index
+                size += DeliveryBatch.encodedSize(
+                    seq: record.pointee.seq, topicCount: record.pointee.topic.count, eventCount: record.pointee.event.count)
+            }
+            try router.sendFrame(size: size, more: false, dontWait: true) { buffer in
+                guard let base = buffer.baseAddress else { return }
+                var offset = 0
+                for index in records.indices {
+                    let record = first + index
+                    offset += record.pointee.topic.withUnsafeBytes { topic in
+                        record.pointee.event.withUnsafeBytes { event in
+                            DeliveryBatch.write(seq: record.pointee.seq, topic: topic, event: event, to: base + offset)
+                        }
                     }
                 }
             }
+            return true
         }
-        return true
     }
 
     /// Sends a PUB's OK: one ASCII decimal SEQ frame per event, or for a peer that asked
