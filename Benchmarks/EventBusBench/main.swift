@@ -117,7 +117,12 @@ func throughput(endpoint: String, count: Int, batch: Int, window: Int, stage: St
     while confirmed < count {
         while outstanding < window && sent < count {
             let end = min(count, sent + batch)
-            try publisher.send(frames("PUB", "\(pubs)", [Array(stage.utf8)] + events[sent..<end]))
+            // A batch goes as one PUBS (one BATCH frame; the broker lists `pubs` in HELLO), one event as a PUB.
+            if end - sent > 1 {
+                try publisher.send(frames("PUBS", "\(pubs)", [Array(stage.utf8), PublishBatch.encode(events[sent..<end])]))
+            } else {
+                try publisher.send(frames("PUB", "\(pubs)", [Array(stage.utf8)] + events[sent..<end]))
+            }
             pubs += 1
             outstanding += 1
             sent = end

@@ -42,6 +42,8 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
     private let maxBatchesInFlight = 3
     /// Whether the broker said in HELLO that it forwards by reference (`@SEQ` frames).
     private var forwardsByReference = false
+    /// Whether the broker takes a chunk's events in one BATCH frame (`PUBS`).
+    private var publishesBatches = false
     private let metrics: PluginMetrics
 
     /// Prepares a runner; nothing connects until ``run()``.
@@ -191,7 +193,9 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
             guard consumed.count >= 4, consumed[1] == Verb.ok.bytes else {
                 throw PluginError("CONSUME \(configuration.inputStage)/ refused: \(Self.describe(consumed))")
             }
-            forwardsByReference = replies[helloCorrelation].map(Self.forwardsByReference) ?? false
+            let features = replies[helloCorrelation].map(Self.features) ?? []
+            forwardsByReference = features.contains("forward")
+            publishesBatches = features.contains("pubs")
             let first = ASCIIDecimal.parse(consumed[3][...]) ?? 0
             if appliedSeq > 0 && first > appliedSeq + 1 {
                 logger.error("events were removed by retention before this plugin applied them", metadata: [
@@ -300,13 +304,16 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
 
     // MARK: Output in flight
 
-    /// Sends the chunk at `place` as one PUB.
+    /// Sends the chunk at `place` as one PUB, or, when the broker takes it and the chunk has
+    /// more than one event, as one PUBS (its events in one BATCH frame).
     private func sendChunk(_ place: PublishWindow.Place) throws {
         let chunk = window.chunk(place)
-        var frames = [Array(chunk.stage.utf8)]
-        frames.reserveCapacity(chunk.events.count + 1)
-        for event in chunk.events { frames.append(event.frame(byReference: forwardsByReference)) }
-        window.sent(place, correlation: try send(.pub, frames))
+        let events = chunk.events.map { $0.frame(byReference: forwardsByReference) }
+        if publishesBatches && events.count > 1 {
+            window.sent(place, correlation: try send(.pubs, [Array(chunk.stage.utf8), PublishBatch.encode(events)]))
+        } else {
+            window.sent(place, correlation: try send(.pub, [Array(chunk.stage.utf8)] + events))
+        }
     }
 
     /// A reply to one of the window's PUBs: a confirm, or `busy` (sent again), or a refusal (fatal).
@@ -363,11 +370,11 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
         for place in window.unconfirmedForResend() { try sendChunk(place) }
     }
 
-    /// Whether a HELLO reply lists the feature `forward`.
-    static func forwardsByReference(_ reply: [[UInt8]]) -> Bool {
+    /// The features a HELLO reply lists (`forward`, `pubs`, …); none for anything else.
+    static func features(_ reply: [[UInt8]]) -> Set<String> {
         guard reply.count >= 4, reply[1] == Verb.ok.bytes, let info = try? JSONParser.parse(reply[3]),
-              case .array(let features)? = info["features"] else { return false }
-        return features.contains(.string("forward"))
+              case .array(let features)? = info["features"] else { return [] }
+        return Set(features.compactMap(\.stringValue))
     }
 
     static func describe(_ frames: [[UInt8]]) -> String {

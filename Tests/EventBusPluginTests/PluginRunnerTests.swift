@@ -178,9 +178,10 @@ final class ErrorBox: @unchecked Sendable {
         #expect(passed.frame(byReference: false) == PluginHarness.event(1))
         #expect(OutgoingEvent(bytes: [1, 2]).frame(byReference: true) == [1, 2])
         let hello = { (json: String) in [Array("EB1".utf8), Array("OK".utf8), Array("1".utf8), Array(json.utf8)] }
-        #expect(PluginRunner<Identity>.forwardsByReference(hello(#"{"features":["batch","forward"]}"#)))
-        #expect(!PluginRunner<Identity>.forwardsByReference(hello(#"{"features":["batch"]}"#)))
-        #expect(!PluginRunner<Identity>.forwardsByReference(hello(#"{"version":"0.1"}"#)))
+        #expect(PluginRunner<Identity>.features(hello(#"{"features":["batch","forward","pubs"]}"#)) == ["batch", "forward", "pubs"])
+        #expect(!PluginRunner<Identity>.features(hello(#"{"features":["batch"]}"#)).contains("forward"))
+        #expect(PluginRunner<Identity>.features(hello(#"{"version":"0.1"}"#)).isEmpty)
+        #expect(PluginRunner<Identity>.features([Array("EB1".utf8), Array("ERR".utf8), Array("1".utf8)]).isEmpty)
     }
 
     @Test func emittedEventsGetDeterministicIdsFromTheInputSeq() throws {

@@ -125,6 +125,8 @@ func securityEvent(_ id: String, marker: String = "x") -> [UInt8] {
         ("PUB b", { ["EB1", "PUB", $0, "b"] }, ["admin"]),
         ("PUB out", { ["EB1", "PUB", $0, "out"] }, ["plugin-b", "admin"]),
         ("PUB diag", { ["EB1", "PUB", $0, "diag"] }, ["plugin-a", "plugin-b", "admin"]),
+        ("PUBS in", { ["EB1", "PUBS", $0, "in"] }, ["backend", "admin"]),
+        ("PUBS out", { ["EB1", "PUBS", $0, "out"] }, ["plugin-b", "admin"]),
         ("CONSUME in", { ["EB1", "CONSUME", $0, "c-\($0)-in", "latest", "10", "in/"] }, ["plugin-a", "admin"]),
         ("CONSUME a", { ["EB1", "CONSUME", $0, "c-\($0)-a", "latest", "10", "a/"] }, ["plugin-b", "admin"]),
         ("CONSUME out", { ["EB1", "CONSUME", $0, "c-\($0)-out", "latest", "10", "out/"] }, ["subscriber", "admin"]),
@@ -144,7 +146,8 @@ func securityEvent(_ id: String, marker: String = "x") -> [UInt8] {
             defer { socket.close() }
             for (index, verb) in Self.verbs.enumerated() {
                 let frames = verb.frames(client)
-                let events = frames[1] == "PUB" ? [securityEvent("\(client)-\(index)")] : []
+                let event = securityEvent("\(client)-\(index)")
+                let events = frames[1] == "PUB" ? [event] : frames[1] == "PUBS" ? [PublishBatch.encode([event])] : []
                 let got = try outcome(socket, frames, events: events)
                 let expectForbidden = !verb.allowed.contains(client)
                 if expectForbidden {

@@ -89,6 +89,27 @@ def test_a_plugin_forwards_an_event_by_reference(broker, context):
     assert missing[1] == b"ERR" and missing[3] == b"bad_args" and b"@99 names no logged event" in missing[4]
 
 
+def test_pubs_carries_a_batch_in_one_frame(broker, context):
+    peer = Peer(context, broker.command)
+    info = json.loads(peer.call("HELLO", json.dumps({"name": "py", "role": "backend", "version": "1"}))[3])
+    assert "pubs" in info["features"]
+    events = [read_ack("bob", "m1"), read_ack("ann", "m1"), read_ack("cat", "m1")]
+    # The encoding of docs/protocol.md ("Batched publish"), run as written: each event is
+    # its length in ASCII decimal, a newline, its bytes.
+    docs = pathlib.Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
+    section = docs.read_text().split("#### Batched publish (PUBS)")[1]
+    code = section.split("```python\n")[1].split("```")[0]
+    scope = {"events": events, "socket": peer.socket}
+    exec(code, scope)
+    reply = peer.socket.recv_multipart()
+    assert reply[1] == b"OK" and reply[2] == b"b10" and [int(x) for x in reply[3:]] == [1, 2, 3]
+    batch = scope["batch"]
+    # The same bytes again as a PUB: deduplicated to the same SEQs.
+    assert [int(x) for x in peer.call("PUB", "in", *events)[3:]] == [1, 2, 3]
+    broken = peer.call("PUBS", "in", batch + b"99\n{}")
+    assert broken[1] == b"ERR" and broken[3] == b"bad_frame" and b"event 3" in broken[4]
+
+
 def test_error_reply_names_the_field(broker, context):
     peer = Peer(context, broker.command)
     bad = event("message.read", "messaging:general", {"cid": "messaging:general", "user_id": "@bob", "message_id": "m1"})

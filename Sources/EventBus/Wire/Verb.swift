@@ -4,6 +4,8 @@ public enum Verb: String, Sendable, CaseIterable {
     case hello = "HELLO"
     case ping = "PING"
     case pub = "PUB"
+    /// A PUB whose events travel in one BATCH frame (``PublishBatch``).
+    case pubs = "PUBS"
     case consume = "CONSUME"
     case ack = "ACK"
     case cancel = "CANCEL"
@@ -23,6 +25,7 @@ public enum Verb: String, Sendable, CaseIterable {
         case .hello: Self.helloBytes
         case .ping: Self.pingBytes
         case .pub: Self.pubBytes
+        case .pubs: Self.pubsBytes
         case .consume: Self.consumeBytes
         case .ack: Self.ackBytes
         case .cancel: Self.cancelBytes
@@ -40,5 +43,5 @@ public enum Verb: String, Sendable, CaseIterable {
     private static let consumeBytes = Array("CONSUME".utf8), ackBytes = Array("ACK".utf8), cancelBytes = Array("CANCEL".utf8)
     private static let reqBytes = Array("REQ".utf8), statsBytes = Array("STATS".utf8), okBytes = Array("OK".utf8)
     private static let errBytes = Array("ERR".utf8), evtBytes = Array("EVT".utf8), endBytes = Array("END".utf8)
-    private static let evtsBytes = Array("EVTS".utf8)
+    private static let evtsBytes = Array("EVTS".utf8), pubsBytes = Array("PUBS".utf8)
 }

@@ -11,8 +11,23 @@ package struct CommandMessage {
     package let correlation: [UInt8]
     package let arguments: ArraySlice<[UInt8]>
 
+    /// A `PUBS` as the `PUB` it stands for: STAGE, then each event of its BATCH as an EVENT frame.
+    /// Any other message as it is.
+    ///
+    /// - Throws: `bad_frame` for a missing STAGE or BATCH, a frame after BATCH or a malformed
+    ///   BATCH; `too_large` for more events than one batch may hold.
+    package func unbatched() throws(BusError) -> CommandMessage {
+        guard verb == .pubs else { return self }
+        guard arguments.count == 2 else {
+            throw BusError(.badFrame, "PUBS: STAGE (frame 3) and one BATCH (frame 4), then nothing (got \(arguments.count) argument frames)")
+        }
+        let stage = arguments[arguments.startIndex]
+        let events = try PublishBatch.split(arguments[arguments.startIndex + 1], limit: WireProtocol.maxBatchEvents)
+        return CommandMessage(peer: peer, verb: .pub, correlation: correlation, arguments: ([stage] + events)[...])
+    }
+
     /// The verbs a peer may send, the commonest first.
-    package static let requestVerbs: [Verb] = [.pub, .ack, .ping, .consume, .req, .hello, .cancel, .stats]
+    package static let requestVerbs: [Verb] = [.pub, .pubs, .ack, .ping, .consume, .req, .hello, .cancel, .stats]
 
     /// Splits `frames` (routing id first, as the ROUTER delivers them).
     ///

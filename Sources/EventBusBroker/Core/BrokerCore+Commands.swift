@@ -3,14 +3,16 @@ import EventBus
 extension BrokerCore {
     /// Handles one message from the command socket.
     func handle(_ frames: [[UInt8]], userID: String? = nil) {
-        let message: CommandMessage
+        let parsed: CommandMessage
         do {
-            message = try CommandMessage.parse(frames)
+            parsed = try CommandMessage.parse(frames)
         } catch {
             if !error.peer.isEmpty { sendError(to: error.peer, correlation: error.correlation, error.error) }
             return
         }
         do throws(BusError) {
+            // A PUBS is handled, authorized and answered as the PUB it stands for.
+            let message = try parsed.unbatched()
             try authorize(message, userID: userID)
             switch message.verb {
             case .ping: reply(to: message.peer, correlation: message.correlation, [])
@@ -21,12 +23,12 @@ extension BrokerCore {
             case .cancel: try handleCancel(message)
             case .req: try handleRequest(message)
             case .stats: reply(to: message.peer, correlation: message.correlation, [statisticsJSON()])
-            case .ok, .err, .evt, .evts, .end:
-                // CommandMessage.parse admits request verbs only.
+            case .pubs, .ok, .err, .evt, .evts, .end:
+                // CommandMessage.parse admits request verbs only, and a PUBS became a PUB.
                 throw BusError(.badVerb, "frame 1: \(message.verb.rawValue) is not a request")
             }
         } catch {
-            sendError(to: message.peer, correlation: message.correlation, error)
+            sendError(to: parsed.peer, correlation: parsed.correlation, error)
         }
     }
 
@@ -87,7 +89,7 @@ extension BrokerCore {
         w.key("version"); w.string(BrokerVersion.string)
         w.key("stages"); w.beginArray(); for stage in config.stages { w.string(stage) }; w.endArray()
         w.key("services"); w.beginArray(); for service in services.sorted() { w.string(service) }; w.endArray()
-        w.key("features"); w.beginArray(); w.string("batch"); w.string("compact_ok"); w.string("forward"); w.endArray()
+        w.key("features"); w.beginArray(); w.string("batch"); w.string("compact_ok"); w.string("forward"); w.string("pubs"); w.endArray()
         w.key("batch"); w.bool(batchPeers.contains(message.peer))
         w.key("compact_ok"); w.bool(compactPeers.contains(message.peer))
         w.key("limits"); w.beginObject()

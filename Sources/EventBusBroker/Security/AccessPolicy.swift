@@ -52,7 +52,7 @@ struct AccessPolicy {
     func allows(_ verb: Verb, _ role: Role) -> Bool {
         switch verb {
         case .ping, .hello: return true
-        case .pub: return publishStages(role).map { !$0.isEmpty } ?? true
+        case .pub, .pubs: return publishStages(role).map { !$0.isEmpty } ?? true
         case .consume, .ack, .cancel: return consumeStages(role).map { !$0.isEmpty } ?? true
         case .req: return role == .backend || role == .admin
         case .stats: return role == .admin
