@@ -62,6 +62,18 @@ public struct PluginEvent: Sendable {
         }.get()
     }
 
+    /// The string members of `data` named in `keys`, by one scan that checks the JSON but not the
+    /// envelope's rules again, which the broker applied when it logged the event: what a filter
+    /// that judges events by a few members of `data` reads. Use ``dataStrings(_:)`` when the
+    /// envelope is needed too.
+    ///
+    /// A member that is absent or not a string comes back `nil`; escapes are decoded.
+    ///
+    /// - Parameter keys: The members of `data` to read; make the set once (a `static let`).
+    public func loggedDataStrings(_ keys: JSONScanner.Keys) throws(EventValidationError) -> [String?] {
+        try EventValidator.dataStrings(bytes, keys)
+    }
+
     /// Parses and validates the event as an ingress event and returns its typed payload,
     /// or `nil` for a type outside SPEC.md's ingress catalogue (`query`, `reply`, plugin types).
     public func ingress() throws(EventValidationError) -> (envelope: EventEnvelope, payload: IngressPayload)? {

@@ -256,7 +256,22 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
             poller.add(socket)
             guard try poller.poll(timeoutMilliseconds: timeoutMilliseconds)[0].contains(.readable) else { return false }
         }
-        guard let frames = try socket.receive(dontWait: true) else { return false }
+        // The frames are read in place; an EVTS batch (hundreds of KB) is decoded where
+        // it lies rather than copied into an array first (which, past the allocator's
+        // mmap threshold, cost a fresh mapping, its page faults and an munmap per batch).
+        var frames: [[UInt8]] = []
+        var batchComplete = true
+        let received = try socket.receive(dontWait: true) { index, bytes in
+            if index == 3 && frames.count == 3 && frames[0] == WireProtocol.signature && frames[1] == Verb.evts.bytes {
+                batchComplete = DeliveryBatch.decode(bytes) { seq, topic, event in
+                    pending.append(PluginEvent(seq: seq, topic: String(decoding: topic, as: UTF8.self), bytes: Array(event)))
+                }
+                frames.append([])
+            } else {
+                frames.append(Array(bytes))
+            }
+        }
+        guard received != nil else { return false }
         lastTraffic = .now
         guard frames.count >= 3, frames[0] == WireProtocol.signature else { return true }
         switch frames[1] {
@@ -264,11 +279,8 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
             guard let seq = ASCIIDecimal.parse(frames[3][...]) else { return true }
             pending.append(PluginEvent(seq: seq, topic: String(decoding: frames[4], as: UTF8.self), bytes: frames[5]))
         case Verb.evts.bytes where frames.count == 4:
-            // NAME, then one BATCH frame of many events.
-            let complete = DeliveryBatch.decode(frames[3]) { seq, topic, event in
-                pending.append(PluginEvent(seq: seq, topic: String(decoding: topic, as: UTF8.self), bytes: Array(event)))
-            }
-            if !complete { logger.warning("malformed EVTS batch", metadata: ["bus.plugin": "\(configuration.name)"]) }
+            // NAME, then one BATCH frame of many events, decoded as it was received (above).
+            if !batchComplete { logger.warning("malformed EVTS batch", metadata: ["bus.plugin": "\(configuration.name)"]) }
         case Verb.end.bytes:
             throw PluginError("consumer \(configuration.name) was taken over by another process: \(Self.describe(frames))")
         case Verb.ok.bytes, Verb.err.bytes:

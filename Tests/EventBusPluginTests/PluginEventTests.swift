@@ -39,4 +39,27 @@ import Testing
         let broken = PluginEvent(seq: 2, topic: "x/y/z", bytes: Array("{".utf8))
         #expect(throws: EventValidationError.self) { try broken.dataStrings(Self.keys) }
     }
+
+    @Test func loggedDataStringsReadWhatDataStringsRead() throws {
+        let texts = [
+            #"{"specversion":"1.0","id":"a","source":"/s","type":"message.read","subject":"messaging:x","data":{"user_id":"b\u006fb","cid":"messaging:x","n":1}}"#,
+            #"{"data":{"cid":"messaging:y","x":{"user_id":"deeper"}},"specversion":"1.0","id":"a","source":"/s","type":"t","subject":"y"}"#,
+            #"{"specversion":"1.0","id":"a","source":"/s","type":"t","subject":"y","data":{"user_id":7,"absent":"here"}}"#,
+            #"{"specversion":"1.0","id":"a","source":"/s","type":"t","subject":"y"}"#,
+        ]
+        for text in texts {
+            let event = PluginEvent(seq: 1, topic: "x/y/z", bytes: Array(text.utf8))
+            #expect(try event.loggedDataStrings(Self.keys) == event.dataStrings(Self.keys).strings, "\(text)")
+        }
+        let first = PluginEvent(seq: 1, topic: "x/y/z", bytes: Array(texts[0].utf8))
+        #expect(try first.loggedDataStrings(Self.keys) == ["bob", "messaging:x", nil, nil])
+        // A `data` that is not an object has no members (the broker refuses one when it logs the event).
+        let array = PluginEvent(seq: 1, topic: "x/y/z", bytes: Array(#"{"type":"t","data":["user_id"]}"#.utf8))
+        #expect(try array.loggedDataStrings(Self.keys) == [nil, nil, nil, nil])
+        // Not JSON: the scan's error, as bad_json.
+        let broken = PluginEvent(seq: 2, topic: "x/y/z", bytes: Array(#"{"data":{"cid":"x""#.utf8))
+        #expect { try broken.loggedDataStrings(Self.keys) } throws: { error in
+            (error as? EventValidationError)?.code == .badJSON
+        }
+    }
 }

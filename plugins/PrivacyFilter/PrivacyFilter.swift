@@ -52,10 +52,10 @@ public struct PrivacyFilter: Plugin {
     /// Starts with everything enabled.
     public func initialState() -> PrivacySettings { PrivacySettings() }
 
-    /// Handles one event in log order (see the type's discussion).
     /// The members of an ack's `data` a filter judges it by.
     static let judgedMembers = JSONScanner.Keys(["user_id", "cid"])
 
+    /// Handles one event in log order (see the type's discussion).
     public func handle(_ event: PluginEvent, state: inout PrivacySettings, output: inout PluginOutput) throws {
         defer { reporter.note(state.suppressed) }
         switch event.type {
@@ -66,7 +66,8 @@ public struct PrivacyFilter: Plugin {
             if reciprocity, let (_, payload) = try event.ingress() { state.applyMembership(payload) }
             output.pass(event)
         case policy.eventType.rawValue where !event.subject.hasPrefix("@"):
-            let (envelope, strings) = try event.dataStrings(Self.judgedMembers)
+            // The broker checked the envelope when it logged the event: only `data` is read here.
+            let strings = try event.loggedDataStrings(Self.judgedMembers)
             guard let userID = strings[0], let cid = strings[1] else {
                 // Cannot judge it: stop rather than let it through (the supervisor restarts us).
                 throw PluginError("\(policy.name): \(event.type) at SEQ \(event.seq) has no user_id or cid")
@@ -84,7 +85,7 @@ public struct PrivacyFilter: Plugin {
             suppressions[reason]?.increment()
             output.emit(type: EventType.receiptSuppressed.rawValue, subject: String(event.subject),
                         data: Self.auditRecord(seq: event.seq, type: String(event.type), reason: reason, policy: policy),
-                        time: envelope.time, to: .diag)
+                        time: try event.envelope().time, to: .diag)
         case EventType.reply.rawValue:
             guard let reply = QueryReply(event),
                 let data = ReplyRedaction.redact(reply.data, policy: policy, reciprocity: reciprocity)

@@ -83,6 +83,35 @@ public enum EventValidator {
         return (try envelopeFields(frame, members), data)
     }
 
+    /// The string members named in `keys` of an event's `data`, by one scan that checks that the
+    /// whole text is JSON and nothing of the envelope's rules: for an event the broker logged,
+    /// whose envelope it checked. A member that is absent or not a string (or a `data` that is
+    /// absent or not an object) comes back `nil`; escapes are decoded.
+    ///
+    /// - Throws: ``EventValidationError`` with `.badJSON` when the text is not JSON.
+    public static func dataStrings(_ frame: UnsafeRawBufferPointer, _ keys: JSONScanner.Keys) throws(EventValidationError)
+        -> [String?]
+    {
+        var members = JSONScanner.Members(root: .null), data = JSONScanner.Members(root: .null)
+        do {
+            try JSONScanner.scan(frame, members: dataOnlyKeys, into: &members, nested: keys, of: 0, into: &data)
+        } catch {
+            throw badJSON(error)
+        }
+        return keys.names.indices.map { position in
+            guard let span = data[position], span.kind == .string else { return nil }
+            return JSONScanner.string(span, in: frame)
+        }
+    }
+
+    /// ``dataStrings(_:_:)-(UnsafeRawBufferPointer,_)`` of an event held in an array.
+    public static func dataStrings(_ frame: [UInt8], _ keys: JSONScanner.Keys) throws(EventValidationError) -> [String?] {
+        try withBytes(of: frame) { (buffer) throws(EventValidationError) in try dataStrings(buffer, keys) }
+    }
+
+    /// `data` alone, the member ``dataStrings(_:_:)`` looks into.
+    private static let dataOnlyKeys = JSONScanner.Keys(["data"])
+
     /// The envelope of a frame the scanner refused: the parser decides and words the error.
     private static func envelopeFields(parsing frame: UnsafeRawBufferPointer) throws(EventValidationError) -> EnvelopeFields {
         // Rare: let the parser decide and word the error, exactly as it always has.
