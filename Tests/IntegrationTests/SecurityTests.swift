@@ -177,6 +177,11 @@ func securityEvent(_ id: String, marker: String = "x") -> [UInt8] {
         #expect(String(decoding: reply[3], as: UTF8.self) == "forbidden")
         let text = String(decoding: reply[4], as: UTF8.self)
         #expect(text.contains("PUB to stage out") && text.contains("plugin-a"), "\(text)")
+        // A PUBS is refused on its role before its batch is read: a broken batch is still `forbidden`.
+        try plugin.send(["EB1", "PUBS", "q", "out", "not a batch"].map { Array($0.utf8) })
+        let batched = try #require(try plugin.receive())
+        #expect(String(decoding: batched[3], as: UTF8.self) == "forbidden")
+        #expect(String(decoding: batched[4], as: UTF8.self).contains("PUBS to stage out"))
     }
 
     @Test func anUnauthenticatedPeerAndAnUnknownKeyGetNoAnswer() throws {

@@ -11,9 +11,10 @@ extension BrokerCore {
             return
         }
         do throws(BusError) {
-            // A PUBS is handled, authorized and answered as the PUB it stands for.
+            // Authorized before anything else is read of it; then a PUBS is handled and
+            // answered as the PUB it stands for.
+            try authorize(parsed, userID: userID)
             let message = try parsed.unbatched()
-            try authorize(message, userID: userID)
             switch message.verb {
             case .ping: reply(to: message.peer, correlation: message.correlation, [])
             case .hello: try handleHello(message)

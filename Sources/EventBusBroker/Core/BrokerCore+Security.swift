@@ -16,10 +16,10 @@ extension BrokerCore {
             throw forbidden("\(message.verb.rawValue) is not allowed for \(who())")
         }
         switch message.verb {
-        case .pub:
+        case .pub, .pubs:
             let stage = String(decoding: try argument(message, 0, "STAGE"), as: UTF8.self)
             guard roles.contains(where: { policy.publishStages($0)?.contains(stage) ?? true }) else {
-                throw forbidden("PUB to stage \(stage.prefix(64)) is not allowed for \(who())")
+                throw forbidden("\(message.verb.rawValue) to stage \(stage.prefix(64)) is not allowed for \(who())")
             }
         case .consume:
             let name = String(decoding: try argument(message, 0, "NAME"), as: UTF8.self)
