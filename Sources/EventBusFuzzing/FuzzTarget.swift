@@ -182,10 +182,27 @@ public enum FuzzTarget {
               Array(message.arguments) == Array(frames[4...]) else {
             throw FuzzFailure("a parsed command does not match its frames", input: input)
         }
+        // A PUBS is split into the PUB it stands for, as the broker does: refused with a
+        // frame code, or a PUB of the batch's events.
+        let pub: CommandMessage
+        do {
+            pub = try message.unbatched()
+        } catch {
+            try checkRefusal(error.code, error.message, allowed: frameCodes.union([.tooLarge]), input: input)
+            return
+        }
+        if message.verb == .pubs, let batch = message.arguments.last {
+            // Each event took its bytes and at least two more (a digit and the newline).
+            let events = pub.arguments.dropFirst()
+            guard !events.isEmpty, events.count <= WireProtocol.maxBatchEvents,
+                  events.reduce(0, { $0 + $1.count + 2 }) <= batch.count else {
+                throw FuzzFailure("a PUBS batch split into events its frame cannot hold", input: input)
+            }
+        }
         // A PUB's events go through the validator at their stage, as the broker does.
-        guard message.verb == .pub, let stageFrame = message.arguments.first else { return }
+        guard pub.verb == .pub, let stageFrame = pub.arguments.first else { return }
         let stage = String(decoding: stageFrame, as: UTF8.self)
-        for event in message.arguments.dropFirst() {
+        for event in pub.arguments.dropFirst() {
             do {
                 _ = try EventValidator.validate(event, stage: stage)
             } catch {
