@@ -200,3 +200,43 @@ import Testing
         #expect(State.format(duration) == text)
     }
 }
+
+/// A publisher sends batches as PUBS once the broker's HELLO answer lists `pubs`.
+@Suite struct ClientStatePublishBatchTests {
+    typealias State = ClientState<Int, String>
+    let t0 = ContinuousClock.now
+    func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
+    func sent(_ actions: [State.Action]) -> [[[UInt8]]] {
+        actions.compactMap { if case .send(_, let frames) = $0 { frames } else { nil } }
+    }
+    func helloAnswer(_ features: String) -> [[UInt8]] {
+        [bytes("EB1"), bytes("OK"), ClientFrames.batchHelloCorrelation, bytes(#"{"features":\#(features)}"#)]
+    }
+
+    @Test func aBatchGoesAsPubsOnceTheBrokerOffersIt() throws {
+        var state = State(endpoint: "tcp://test:1", requestTimeout: .seconds(10), resendAfter: .seconds(2))
+        let events = [bytes("{\"a\":1}"), bytes("{\"b\":2}")]
+        // The first PUB goes as it is, and the HELLO that asks what the broker offers follows it.
+        let first = sent(state.request(.pub, [bytes("in")] + events, waiter: 1, now: t0))
+        #expect(first.map { $0[1] } == [bytes("PUB"), bytes("HELLO")])
+        _ = state.received(helloAnswer(#"["batch","pubs"]"#))
+        #expect(state.offersPubs)
+        let second = sent(state.request(.pub, [bytes("in")] + events, waiter: 2, now: t0))
+        #expect(second.count == 1)
+        #expect(second[0][1] == bytes("PUBS"))
+        #expect(try PublishBatch.split(second[0][4], limit: 10) == events)
+        // One event stays a PUB; after a lost connection, PUB again until the broker says so again.
+        #expect(sent(state.request(.pub, [bytes("in"), events[0]], waiter: 3, now: t0))[0][1] == bytes("PUB"))
+        _ = state.disconnected()
+        #expect(!state.offersPubs)
+        #expect(sent(state.request(.pub, [bytes("in")] + events, waiter: 4, now: t0))[0][1] == bytes("PUB"))
+    }
+
+    @Test func aBrokerWithoutPubsGetsPubs() {
+        var state = State(endpoint: "tcp://test:1", requestTimeout: .seconds(10), resendAfter: .seconds(2))
+        _ = state.request(.pub, [bytes("in"), bytes("{}"), bytes("{}")], waiter: 1, now: t0)
+        _ = state.received(helloAnswer(#"["batch"]"#))
+        #expect(!state.offersPubs)
+        #expect(sent(state.request(.pub, [bytes("in"), bytes("{}"), bytes("{}")], waiter: 2, now: t0))[0][1] == bytes("PUB"))
+    }
+}

@@ -61,7 +61,8 @@ public final class BusClient: Sendable {
 
     static let closedError = BusError(.busy, "the client is closed")
 
-    /// Publishes `events` to `stage` in one `PUB`: all are appended, or none.
+    /// Publishes `events` to `stage` in one `PUB`: all are appended, or none. A batch goes as one
+    /// `PUBS` (its events in one frame) once the broker has said it takes them.
     ///
     /// Safe to retry: the broker deduplicates by (stage, `source`, `id`) and answers a
     /// repeat with the original SEQs, so the client resends it after a reconnect.

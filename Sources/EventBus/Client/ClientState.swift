@@ -60,6 +60,9 @@ struct ClientState<Waiter, Sink> {
     private(set) var consumers: [String: Consumer] = [:]
     /// Whether this connection has asked for batched delivery (`HELLO {"batch": true}`).
     private var askedForBatches = false
+    /// Whether the broker's answer to that HELLO listed `pubs`: a batch of events then goes
+    /// as one `PUBS` (docs/protocol.md, "Batched publish") instead of a `PUB` of one frame each.
+    private(set) var offersPubs = false
     /// The connection was lost and has not come back yet.
     private(set) var lostConnection = false
 
@@ -73,8 +76,17 @@ struct ClientState<Waiter, Sink> {
 
     /// A request from a caller: `verb` with `arguments`, answered through `waiter`.
     mutating func request(_ verb: Verb, _ arguments: [[UInt8]], waiter: Waiter, now: ContinuousClock.Instant) -> [Action] {
-        let idempotent = verb == .pub || verb == .stats || verb == .ping || verb == .hello
-        return register(verb, arguments, waiter: waiter, consumer: nil, idempotent: idempotent, now: now)
+        let idempotent = verb == .pub || verb == .pubs || verb == .stats || verb == .ping || verb == .hello
+        guard verb == .pub else {
+            return register(verb, arguments, waiter: waiter, consumer: nil, idempotent: idempotent, now: now)
+        }
+        // A publisher learns from the HELLO's answer whether the broker takes PUBS; until
+        // then (and from a broker without it) a batch goes as a PUB.
+        if offersPubs && arguments.count > 2 {
+            let batch = [arguments[0], PublishBatch.encode(arguments.dropFirst())]
+            return register(.pubs, batch, waiter: waiter, consumer: nil, idempotent: true, now: now)
+        }
+        return register(verb, arguments, waiter: waiter, consumer: nil, idempotent: true, now: now) + askForBatches()
     }
 
     /// A caller's `CONSUME`: registers the consumer (so that deliveries arriving right
@@ -91,8 +103,9 @@ struct ClientState<Waiter, Sink> {
         return askForBatches() + register(.consume, arguments, waiter: waiter, consumer: name, idempotent: false, now: now)
     }
 
-    /// `HELLO {"batch": true}` once per connection, before its first `CONSUME`, so that its
-    /// consumers get `EVTS` messages of many events instead of one `EVT` each.
+    /// `HELLO {"batch": true}` once per connection, before its first `CONSUME` (so that its
+    /// consumers get `EVTS` messages of many events instead of one `EVT` each) or after its
+    /// first `PUB` (whose answer tells whether the broker takes `PUBS`).
     private mutating func askForBatches() -> [Action] {
         guard !askedForBatches else { return [] }
         askedForBatches = true
@@ -142,7 +155,8 @@ struct ClientState<Waiter, Sink> {
     /// A message arrived on the DEALER.
     mutating func received(_ frames: [[UInt8]]) -> [Action] {
         switch ClientFrames.parse(frames) {
-        case .ok(let corr, _) where corr == ClientFrames.batchHelloCorrelation:
+        case .ok(let corr, let body) where corr == ClientFrames.batchHelloCorrelation:
+            offersPubs = body.first.map(ClientFrames.listsPubs) ?? false
             return []
         case .ok(let corr, let body):
             return replied(corr, .success(body))
@@ -213,6 +227,7 @@ struct ClientState<Waiter, Sink> {
     mutating func disconnected() -> [Action] {
         lostConnection = true
         askedForBatches = false
+        offersPubs = false
         return [.log(.warning, "connection to \(endpoint) lost; reconnecting")]
     }
 
