@@ -28,4 +28,22 @@ import Testing
         #expect(ASCIIDecimal.parse(Array("00000000000000000042".utf8)[...]) == 42)
         #expect(ASCIIDecimal.parse(Array("0".utf8)[...]) == 0)
     }
+
+    @Test func aBatchHeaderReadsItsDigitsAndStepsPastTheEnding() {
+        func read(_ text: String, from start: Int = 0) -> (UInt64?, Int) {
+            Array(text.utf8).withUnsafeBytes { bytes in
+                var offset = start
+                let value = ASCIIDecimal.read(bytes, &offset, ending: UInt8(ascii: "\n"))
+                return (value, offset)
+            }
+        }
+        #expect(read("311\n{}") == (311, 4))
+        #expect(read("7\n12\nx", from: 2) == (12, 5))
+        // No ending within 20 digits, no digits, a non-digit, or past a UInt64: nothing read, nothing moved.
+        #expect(read("123") == (nil, 0))
+        #expect(read(String(repeating: "1", count: 21) + "\n") == (nil, 0))
+        #expect(read("\n") == (nil, 0))
+        #expect(read("1x\n") == (nil, 0))
+        #expect(read("18446744073709551616\n") == (nil, 0))
+    }
 }

@@ -38,6 +38,20 @@ public enum ASCIIDecimal {
         return value
     }
 
+    /// 1 to 20 ASCII digits then `ending`, at `offset` in `bytes`: their value, with `offset`
+    /// moved past `ending`; `nil` (and `offset` unmoved) for anything else. How a batch frame's
+    /// headers are read (``DeliveryBatch``, ``PublishBatch``).
+    static func read(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int, ending: UInt8) -> UInt64? {
+        let start = offset
+        // A SEQ or a length has at most 20 digits: look no further for the ending.
+        let limit = min(bytes.count, start + 21)
+        var end = start
+        while end < limit, bytes[end] != ending { end += 1 }
+        guard end < limit, let value = parse(UnsafeRawBufferPointer(rebasing: bytes[start..<end])) else { return nil }
+        offset = end + 1
+        return value
+    }
+
     /// The value of `bytes` (a frame, or a slice of one); see the raw-buffer overload.
     public static func parse(_ bytes: ArraySlice<UInt8>) -> UInt64? {
         bytes.withUnsafeBytes { parse($0) }

@@ -57,9 +57,9 @@ public enum DeliveryBatch {
                               _ body: (UInt64, UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) -> Bool {
         var offset = 0
         while offset < batch.count {
-            guard let seq = readDecimal(batch, &offset, ending: UInt8(ascii: " ")),
-                  let topicCount = readDecimal(batch, &offset, ending: UInt8(ascii: " ")),
-                  let eventCount = readDecimal(batch, &offset, ending: UInt8(ascii: "\n")),
+            guard let seq = ASCIIDecimal.read(batch, &offset, ending: UInt8(ascii: " ")),
+                  let topicCount = ASCIIDecimal.read(batch, &offset, ending: UInt8(ascii: " ")),
+                  let eventCount = ASCIIDecimal.read(batch, &offset, ending: UInt8(ascii: "\n")),
                   topicCount <= UInt64(batch.count - offset),
                   eventCount <= UInt64(batch.count - offset) - topicCount
             else { return false }
@@ -75,17 +75,5 @@ public enum DeliveryBatch {
     @discardableResult
     public static func decode(_ batch: [UInt8], _ body: (UInt64, UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) -> Bool {
         batch.withUnsafeBytes { decode($0, body) }
-    }
-
-    /// 1 to 20 ASCII digits then `ending`, at `offset`; moves `offset` past `ending`.
-    private static func readDecimal(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int, ending: UInt8) -> UInt64? {
-        let start = offset
-        // A SEQ or a length has at most 20 digits: look no further for the ending.
-        let limit = min(bytes.count, start + 21)
-        var end = start
-        while end < limit, bytes[end] != ending { end += 1 }
-        guard end < limit else { return nil }
-        offset = end + 1
-        return ASCIIDecimal.parse(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
     }
 }

@@ -54,15 +54,12 @@ public enum PublishBatch {
                 guard events.count < limit else {
                     throw BusError(.tooLarge, "BATCH: more than \(limit) events in one batch")
                 }
-                var end = offset
-                while end < bytes.count && end - offset <= 20 && bytes[end] != UInt8(ascii: "\n") { end += 1 }
-                guard end < bytes.count, bytes[end] == UInt8(ascii: "\n"),
-                      let length = ASCIIDecimal.parse(UnsafeRawBufferPointer(rebasing: bytes[offset..<end])),
-                      length <= UInt64(bytes.count - end - 1)
+                var start = offset
+                guard let length = ASCIIDecimal.read(bytes, &start, ending: UInt8(ascii: "\n")),
+                      length <= UInt64(bytes.count - start)
                 else {
                     throw BusError(.badFrame, "BATCH: event \(events.count) at byte \(offset): expected LENGTH\\n and that many bytes of event")
                 }
-                let start = end + 1
                 events.append(Array(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + Int(length))])))
                 offset = start + Int(length)
             }
