@@ -171,26 +171,10 @@ public enum JSONScanner {
     /// - Throws: the ``JSONError`` the parser would throw.
     public static func scan(_ bytes: UnsafeRawBufferPointer, members keys: Keys) throws(JSONError) -> Members {
         var members = Members(root: .null)
-        let failure: JSONError? = withUnsafeMutablePointer(to: &members) { members in
-            keys.table.withUnsafeBufferPointer { table in
-                withUnsafeTemporaryAllocation(of: Int.self, capacity: 256) { stack in
-                    run(bytes, keys: keys, table: table, members: members, nested: nil, keyStack: stack)
-                }
-            }
+        let failure = withUnsafeMutablePointer(to: &members) { members in
+            scan(bytes, keys: keys, members: members, nested: nil, of: -1, found: nil)
         }
-        guard let failure else { return members }
-        guard failure.offset == Scanner.overflowOffset else { throw failure }
-        // More than 128 keys open at once: again, with room for every key the input can hold
-        // (each takes at least 4 bytes: `"":0`).
-        members = Members(root: .null)
-        let heap = UnsafeMutableBufferPointer<Int>.allocate(capacity: 2 * (bytes.count / 4 + 2))
-        defer { heap.deallocate() }
-        let retry: JSONError? = withUnsafeMutablePointer(to: &members) { members in
-            keys.table.withUnsafeBufferPointer { table in
-                run(bytes, keys: keys, table: table, members: members, nested: nil, keyStack: heap)
-            }
-        }
-        if let retry { throw retry }
+        if let failure { throw failure }
         return members
     }
 
@@ -207,40 +191,38 @@ public enum JSONScanner {
         _ bytes: UnsafeRawBufferPointer, members keys: Keys, into members: inout Members,
         nested: Keys, of parent: Int, into found: inout Members
     ) throws(JSONError) {
-        members = Members(root: .null)
-        found = Members(root: .null)
-        let failure: JSONError? = withUnsafeMutablePointer(to: &members) { members in
+        let failure = withUnsafeMutablePointer(to: &members) { members in
             withUnsafeMutablePointer(to: &found) { found in
-                keys.table.withUnsafeBufferPointer { table in
-                    nested.table.withUnsafeBufferPointer { nestedTable in
-                        withUnsafeTemporaryAllocation(of: Int.self, capacity: 256) { stack in
-                            run(bytes, keys: keys, table: table, members: members,
-                                nested: NestedCapture(parent: parent, keys: nested, table: nestedTable, members: found),
-                                keyStack: stack)
-                        }
+                scan(bytes, keys: keys, members: members, nested: nested, of: parent, found: found)
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Both scans: once with a key stack on the stack and, if more than 128 keys were open at
+    /// once, again with room for every key the input can hold (each takes at least 4 bytes:
+    /// `"":0`). The error, if any, is returned rather than thrown, so that it crosses closures.
+    private static func scan(
+        _ bytes: UnsafeRawBufferPointer, keys: Keys, members: UnsafeMutablePointer<Members>,
+        nested: Keys?, of parent: Int, found: UnsafeMutablePointer<Members>?
+    ) -> JSONError? {
+        func attempt(_ keyStack: UnsafeMutableBufferPointer<Int>) -> JSONError? {
+            members.pointee = Members(root: .null)
+            found?.pointee = Members(root: .null)
+            return keys.table.withUnsafeBufferPointer { table in
+                (nested ?? noKeys).table.withUnsafeBufferPointer { nestedTable in
+                    let capture = nested.flatMap { nested in
+                        found.map { NestedCapture(parent: parent, keys: nested, table: nestedTable, members: $0) }
                     }
+                    return run(bytes, keys: keys, table: table, members: members, nested: capture, keyStack: keyStack)
                 }
             }
         }
-        guard let failure else { return }
-        guard failure.offset == Scanner.overflowOffset else { throw failure }
-        // More than 128 keys open at once: again, with a heap stack, as ``scan(_:members:)`` does.
-        members = Members(root: .null)
-        found = Members(root: .null)
+        let failure = withUnsafeTemporaryAllocation(of: Int.self, capacity: 256) { attempt($0) }
+        guard let failure, failure.offset == Scanner.overflowOffset else { return failure }
         let heap = UnsafeMutableBufferPointer<Int>.allocate(capacity: 2 * (bytes.count / 4 + 2))
         defer { heap.deallocate() }
-        let retry: JSONError? = withUnsafeMutablePointer(to: &members) { members in
-            withUnsafeMutablePointer(to: &found) { found in
-                keys.table.withUnsafeBufferPointer { table in
-                    nested.table.withUnsafeBufferPointer { nestedTable in
-                        run(bytes, keys: keys, table: table, members: members,
-                            nested: NestedCapture(parent: parent, keys: nested, table: nestedTable, members: found),
-                            keyStack: heap)
-                    }
-                }
-            }
-        }
-        if let retry { throw retry }
+        return attempt(heap)
     }
 
     /// Scans; the error, if any, is returned rather than thrown, so that it crosses the closures above.
