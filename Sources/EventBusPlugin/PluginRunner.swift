@@ -384,9 +384,8 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
 
     /// The features a HELLO reply lists (`forward`, `pubs`, …); none for anything else.
     static func features(_ reply: [[UInt8]]) -> Set<String> {
-        guard reply.count >= 4, reply[1] == Verb.ok.bytes, let info = try? JSONParser.parse(reply[3]),
-              case .array(let features)? = info["features"] else { return [] }
-        return Set(features.compactMap(\.stringValue))
+        guard reply.count >= 4, reply[1] == Verb.ok.bytes else { return [] }
+        return WireProtocol.helloFeatures(reply[3])
     }
 
     static func describe(_ frames: [[UInt8]]) -> String {

@@ -28,12 +28,6 @@ enum ClientFrames {
     /// is neither a request's nor an ACK's.
     static let batchHelloCorrelation: [UInt8] = [UInt8(ascii: "B")]
 
-    /// Whether a HELLO answer's `features` list `pubs`.
-    static func listsPubs(_ info: [UInt8]) -> Bool {
-        guard let value = try? JSONParser.parse(info), case .array(let features)? = value["features"] else { return false }
-        return features.contains(.string("pubs"))
-    }
-
     /// `HELLO {"batch": true}`: this connection's consumers get `EVTS` (docs/protocol.md, "Batched delivery").
     static let batchHello: [[UInt8]] = request(.hello, corr: batchHelloCorrelation, [Array(#"{"batch":true}"#.utf8)])
 

@@ -156,7 +156,7 @@ struct ClientState<Waiter, Sink> {
     mutating func received(_ frames: [[UInt8]]) -> [Action] {
         switch ClientFrames.parse(frames) {
         case .ok(let corr, let body) where corr == ClientFrames.batchHelloCorrelation:
-            offersPubs = body.first.map(ClientFrames.listsPubs) ?? false
+            offersPubs = body.first.map(WireProtocol.helloFeatures)?.contains("pubs") ?? false
             return []
         case .ok(let corr, let body):
             return replied(corr, .success(body))

@@ -16,4 +16,11 @@ public enum WireProtocol {
     public static let defaultMaxEventBytes = 65_536
     /// Highest CREDIT a consumer may ask for.
     public static let maxCredit = 65_536
+
+    /// The features a HELLO answer's JSON lists (`batch`, `compact_ok`, `forward`, `pubs`,
+    /// docs/protocol.md): what this broker adds to PROTOCOL.md; none when it lists nothing.
+    public static func helloFeatures(_ info: [UInt8]) -> Set<String> {
+        guard let value = try? JSONParser.parse(info), case .array(let features)? = value["features"] else { return [] }
+        return Set(features.compactMap(\.stringValue))
+    }
 }
