@@ -284,10 +284,7 @@ extension EventValidator {
                 span.range = (span.range.lowerBound - offset)..<(span.range.upperBound - offset)
                 members[position] = span
             }
-            for position in rules.indices where !rules[position].accepts(members[position], in: object) {
-                return nil
-            }
-            return members
+            return passed(members, in: object)
         }
 
         /// The members of `object` when it is an object whose members all surely pass their rules, else `nil`.
@@ -295,6 +292,11 @@ extension EventValidator {
             guard let members = try? JSONScanner.scan(object, members: keys), members.root == .object else {
                 return nil
             }
+            return passed(members, in: object)
+        }
+
+        /// `members` (found in `object`) when every one surely passes its rule, else `nil`.
+        private func passed(_ members: JSONScanner.Members, in object: UnsafeRawBufferPointer) -> JSONScanner.Members? {
             for position in rules.indices where !rules[position].accepts(members[position], in: object) {
                 return nil
             }
