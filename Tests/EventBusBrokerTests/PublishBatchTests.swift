@@ -23,6 +23,15 @@ import Testing
         #expect(logged == events + [fourth])
     }
 
+    @Test func aPeerThatAskedForCompactConfirmsGetsAPubsSeqsInOneFrame() throws {
+        let bus = try TestBroker(); defer { bus.stop() }
+        let peer = try bus.peer()
+        #expect(try peer.call("HELLO", [#"{"name":"t","compact_ok":true}"#]).isOK)
+        let first = Events.read(message: "m1")
+        let reply = try peer.call("PUBS", [Self.stage, PublishBatch.encode([first, Events.read(message: "m2"), first])])
+        #expect(reply.values == ["1 2 1"])
+    }
+
     @Test func oneBadEventRefusesTheWholeBatchAndNamesItsIndex() throws {
         let bus = try TestBroker(); defer { bus.stop() }
         let peer = try bus.peer()
