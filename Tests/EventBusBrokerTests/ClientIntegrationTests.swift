@@ -34,6 +34,57 @@ import Testing
         #expect(seqs == Array(3...1_252))
     }
 
+    /// Issue 14: batches sent from concurrent tasks overtook one another, so the log's order
+    /// was not the input's. Many small batches, a window of many, many rounds: every SEQ must
+    /// follow the one before it in the input's order.
+    @Test func publishAllLogsEventsInTheOrderGiven() async throws {
+        let bus = try TestBroker(); defer { bus.stop() }
+        let client = try Self.client(bus); defer { client.close() }
+        var next: UInt64 = 1
+        for round in 0..<20 {
+            let events = (0..<2_000).map { Events.read(message: "r\(round)-\($0)") }
+            let seqs = try await client.publishAll(events, batchSize: 1 + round % 7, window: 16)
+            let outOfOrder = seqs.indices.first { seqs[$0] != next + UInt64($0) }
+            #expect(seqs.count == 2_000 && outOfOrder == nil,
+                    "round \(round): the log's order is not the input's from event \(outOfOrder ?? -1)")
+            next += 2_000
+        }
+        // The log holds them in that order: read back the ids of the last round.
+        let consumer = try await client.consume(name: "order", start: .seq(next - 2_000), credit: 2_000, prefixes: ["in/"])
+        var index = 0
+        for try await delivery in consumer {
+            let id = try JSONParser.parse(delivery.event)["data"]?["message_id"]?.stringValue
+            #expect(id == "r19-\(index)")
+            index += 1
+            if index == 2_000 { break }
+        }
+        try await consumer.cancel()
+    }
+
+    /// A batch refused in the middle: the events before it are logged in order, no batch is
+    /// sent after it, and the error names where to publish again from.
+    @Test func publishAllStopsAtAFailedBatchAndSaysWhereToResume() async throws {
+        let bus = try TestBroker(); defer { bus.stop() }
+        let client = try Self.client(bus); defer { client.close() }
+        var events = (0..<1_000).map { Events.read(message: "e\($0)") }
+        events[437] = Events.make(type: "message.read", subject: "messaging:general", data: #"{"cid":"messaging:general"}"#)
+        do {
+            _ = try await client.publishAll(events, batchSize: 10, window: 1)
+            Issue.record("a bad event was published")
+        } catch {
+            #expect(error.code == .badEvent)
+            #expect(BusClient.failedEventRange(of: error) == 430...439, "\(error.message)")
+            #expect(!error.message.contains("in flight"), "window 1 sends nothing after the failed batch")
+        }
+        // Exactly the prefix 0..<430 is in the log.
+        let stats = try JSONParser.parse(try await client.stats())
+        #expect(stats["head_seq"]?.doubleValue == 430)
+        // Publishing again from the named event, fixed, continues the order.
+        events[437] = Events.read(message: "e437")
+        let rest = try await client.publishAll(Array(events[430...]), batchSize: 10, window: 4)
+        #expect(rest.count == 570 && zip(rest, 431...1_000).allSatisfy { $0 == $1 }, "not in order after the resume")
+    }
+
     @Test func durableConsumerYieldsInOrderAndResumesAfterItsAck() async throws {
         let bus = try TestBroker(); defer { bus.stop() }
         let client = try Self.client(bus); defer { client.close() }
