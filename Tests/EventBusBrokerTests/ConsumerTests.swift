@@ -126,6 +126,19 @@ import Testing
         #expect(try owner.call("ACK", ["c", "99"]).code == "bad_args")
     }
 
+    /// docs/protocol.md, ACK's check order: the frames are counted before a name is looked up.
+    @Test func ackWithoutItsSeqFrameIsBadFrameWhateverTheName() throws {
+        let bus = try TestBroker(); defer { bus.stop() }
+        try Self.publish(bus, 1)
+        let owner = try bus.peer()
+        #expect(try owner.call("CONSUME", ["c", "earliest", "10", "in/"]).isOK)
+        #expect(try owner.call("ACK", ["c"]).code == "bad_frame")
+        #expect(try owner.call("ACK", ["nobody"]).code == "bad_frame")
+        #expect(try owner.call("ACK", [String]()).code == "bad_frame")
+        let stranger = try bus.peer()
+        #expect(try stranger.call("ACK", ["c"]).code == "bad_frame")
+    }
+
     @Test func cancelStopsDeliveryAndKeepsTheOffset() throws {
         let bus = try TestBroker(); defer { bus.stop() }
         try Self.publish(bus, 2)

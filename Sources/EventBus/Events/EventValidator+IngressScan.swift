@@ -49,7 +49,7 @@ extension EventValidator {
     ///
     /// `false` means "not sure", never "invalid": the full path decides.
     static func isValidIngress(_ frame: UnsafeRawBufferPointer, _ fields: EnvelopeFields) -> Bool {
-        vouchedData(frame, fields) != nil
+        !isReservedSource(fields.source) && vouchedData(frame, fields) != nil
     }
 
     /// The members of `data` of an event whose envelope scanned to `fields`, when the scans show it surely

@@ -41,6 +41,7 @@ extension EventValidator {
             id: range(of: id, in: frame), source: range(of: source, in: frame), type: range(of: type, in: frame),
             subject: range(of: subject, in: frame), hasTime: members[5] != nil, dataRange: members[7]?.range)
         guard stage == Stage.in else { return spans }
+        guard !isReservedSource(source) else { return nil }
 
         // The ingress rules, where checkIngress's fast path applies them: `time`, if present, a plain timestamp.
         let timeIsValid = members[5].map { IngressRule.plainString($0, in: frame).map(Identifier.isTimestamp) ?? false } ?? true

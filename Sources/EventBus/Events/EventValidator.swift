@@ -13,6 +13,23 @@ public enum EventValidator {
     public static let specVersion = "1.0"
     /// The longest `id`, in bytes (all printable ASCII).
     public static let maxIDLength = 128
+    /// Sources under this prefix are the bus's own: a plugin's outputs carry `/eventbus/NAME`.
+    /// Stage `in` refuses them, so that nothing published there can take a dedup identity
+    /// (stage, source, id) that a plugin will give a later output (docs/protocol.md).
+    public static let reservedSourcePrefix = "/eventbus/"
+
+    /// Whether `source` is `/eventbus` or lies under `/eventbus/`.
+    public static func isReservedSource(_ source: String) -> Bool {
+        source == "/eventbus" || source.hasPrefix(reservedSourcePrefix)
+    }
+
+    /// Whether the bytes of a `source` are `/eventbus` or lie under `/eventbus/`.
+    static func isReservedSource(_ source: UnsafeBufferPointer<UInt8>) -> Bool {
+        let prefix = reservedSourcePrefix.utf8
+        if source.count == prefix.count - 1 { return source.elementsEqual(prefix.dropLast()) }
+        return source.count >= prefix.count && source.prefix(prefix.count).elementsEqual(prefix)
+    }
+
     /// The longest `source`, in Unicode scalars.
     public static let maxSourceLength = 256
     /// The longest `subject`, in bytes.
@@ -195,6 +212,10 @@ public enum EventValidator {
         }
         guard let eventType = EventType(rawValue: typeText), eventType.isIngress else {
             throw EventValidationError(code: .unknownType, message: "type: \"\(typeText)\" is not an ingress type")
+        }
+        guard !isReservedSource(fields.source) else {
+            throw bad("source: \"\(fields.source)\" is reserved: sources under \(reservedSourcePrefix) are the bus's own "
+                + "(its plugins' outputs) and are refused at stage in")
         }
         if let timeText, !Identifier.isValidTimestamp(timeText) {
             throw bad("time: \(timestampRule)")

@@ -1,8 +1,8 @@
 import EventBus
 
 extension BrokerCore {
-    /// `CONSUME NAME START CREDIT PREFIX…`
-    func handleConsume(_ message: CommandMessage) throws(BusError) {
+    /// `CONSUME NAME START CREDIT PREFIX…`, from the authenticated `client` (`nil` without keys).
+    func handleConsume(_ message: CommandMessage, client: String? = nil) throws(BusError) {
         let name = String(decoding: try argument(message, 0, "NAME"), as: UTF8.self)
         guard Self.isValidConsumerName(name) else {
             throw BusError(.badArgs, "frame 3: consumer NAME must match [a-z0-9_.-]{1,64}")
@@ -47,6 +47,7 @@ extension BrokerCore {
             send(to: previous, [WireProtocol.signature, Verb.end.bytes, Array(name.utf8), Array("taken over by another CONSUME".utf8)])
         }
         consumer.peer = message.peer
+        consumer.client = client
         consumer.batched = batchPeers.contains(message.peer)
         consumer.credit = credit
         consumer.prefixes = prefixes
@@ -60,8 +61,10 @@ extension BrokerCore {
 
     /// `ACK NAME SEQ`: cumulative; no reply unless it fails.
     func handleAck(_ message: CommandMessage) throws(BusError) {
-        let consumer = try ownConsumer(message)
+        // Frames first (a missing one is bad_frame), then what they name.
+        _ = try argument(message, 0, "NAME")
         let text = String(decoding: try argument(message, 1, "SEQ"), as: UTF8.self)
+        let consumer = try ownConsumer(message)
         guard let seq = UInt64(text), seq >= 1, seq <= log.headSeq else {
             throw BusError(.badArgs, "frame 4: SEQ must be a decimal from 1 to the head SEQ \(log.headSeq)")
         }
