@@ -117,6 +117,7 @@ public final class Supervisor: Sendable {
     /// Polls STATS until every stage's consumer is connected, logs the ready line, then waits for stop.
     private func watchReadiness() {
         let expected = Set(config.pipeline.names)
+        let supervisedNames = Set(processes.map(\.name))
         var lastWaitingLog = ContinuousClock.now
         let context = try? Context()
         var socket: Socket?
@@ -136,7 +137,10 @@ public final class Supervisor: Sendable {
                   let stats = try? JSONParser.parse(reply[3]), case .array(let consumers)? = stats["consumers"] else { continue }
             var connected: Set<String> = []
             for consumer in consumers where consumer["connected"]?.boolValue == true {
-                if let name = consumer["name"]?.stringValue { connected.insert(name) }
+                guard let name = consumer["name"]?.stringValue else { continue }
+                // With keys, a supervised stage counts only when its own plugin holds the consumer.
+                if probeKeys != nil, supervisedNames.contains(name), consumer["client"]?.stringValue != "plugin:\(name)" { continue }
+                connected.insert(name)
             }
             let missing = expected.subtracting(connected)
             if missing.isEmpty {

@@ -73,7 +73,7 @@ struct ClientOptions: ParsableArguments {
             try await client.ping()
         } catch {
             client.close()
-            throw Output.fail(error, commandEndpoint: commandEndpoint)
+            throw Output.fail(error, commandEndpoint: commandEndpoint, usesKeys: client.options.curve != nil)
         }
     }
 }

@@ -29,7 +29,7 @@ struct DemoCommand: AsyncParsableCommand {
         do {
             try await chat.play()
         } catch let error as BusError {
-            throw Output.fail(error, commandEndpoint: client.commandEndpoint)
+            throw Output.fail(error, commandEndpoint: client.commandEndpoint, usesKeys: bus.options.curve != nil)
         }
     }
 }

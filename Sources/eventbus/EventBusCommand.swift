@@ -10,7 +10,7 @@ struct EventBusCommand: AsyncParsableCommand {
         version: BrokerVersion.string,
         subcommands: [
             UpCommand.self, BrokerCommand.self, PublishCommand.self, TailCommand.self,
-            QueryCommand.self, StatsCommand.self, DemoCommand.self, KeygenCommand.self,
+            QueryCommand.self, StatsCommand.self, DemoCommand.self, KeygenCommand.self, RecoverCommand.self,
         ]
     )
 }

@@ -41,10 +41,18 @@ enum Output {
     ///   - error: The error.
     ///   - detail: What was being done, put before the message.
     ///   - commandEndpoint: For a timeout, the endpoint to suggest checking.
-    static func fail(_ error: BusError, detail: String? = nil, commandEndpoint: String? = nil) -> ExitCode {
+    ///   - usesKeys: Whether the client connected with CURVE keys: a broker stays silent to a
+    ///     key it does not admit, so a timeout may mean a refused key.
+    static func fail(_ error: BusError, detail: String? = nil, commandEndpoint: String? = nil, usesKeys: Bool = false) -> ExitCode {
         var message = error.message
         if let detail { message = "\(detail): \(message)" }
-        if error.code == .timeout, let commandEndpoint { message += " (is a broker running at \(commandEndpoint)?)" }
+        if error.code == .timeout, let commandEndpoint {
+            message += ": the broker did not answer (is one running at \(commandEndpoint)?)"
+            if usesKeys {
+                message += "; a broker with keys also stays silent to a key it does not admit: check that this client's "
+                    + "public key is listed in the broker's security file and that the server key is the broker's public key"
+            }
+        }
         stderr("error: \(error.code.wire): \(message)\n")
         return .failure
     }

@@ -20,7 +20,7 @@ struct StatsCommand: AsyncParsableCommand {
         do {
             reply = try await client.stats()
         } catch {
-            throw Output.fail(error, commandEndpoint: self.client.commandEndpoint)
+            throw Output.fail(error, commandEndpoint: self.client.commandEndpoint, usesKeys: client.options.curve != nil)
         }
         if json {
             Output.bytes(reply + [0x0A])

@@ -17,6 +17,41 @@ import Testing
         #expect(BindPolicy.isLocal(endpoint) == local)
     }
 
+    /// Issue 15: docs/security.md lists tcp://localhost:PORT, which libzmq cannot bind (ENODEV).
+    @Test func aLocalhostEndpointBinds() throws {
+        #expect(BindPolicy.bindable("tcp://localhost:7750") == "tcp://127.0.0.1:7750")
+        #expect(BindPolicy.bindable("tcp://127.0.0.2:7750") == "tcp://127.0.0.2:7750")
+        let bus = try TestBroker { config in
+            config.commandEndpoint = "tcp://localhost:*"
+            config.streamEndpoint = "tcp://localhost:*"
+        }
+        defer { bus.stop() }
+        #expect(try bus.peer().call("PING").isOK)
+    }
+
+    /// Issue 15, hole 1: a durable consumer's name belongs to a principal.
+    @Test func consumerNamesBelongToTheirPrincipal() {
+        let policy = AccessPolicy(pipeline: ["receipt-reducer", "read-privacy"])
+        let reducer = Role.plugin("receipt-reducer")
+        #expect(policy.mayName(consumer: "receipt-reducer", reducer, client: "plugin:receipt-reducer"))
+        #expect(policy.mayName(consumer: "receipt-reducer.replay", reducer, client: "x"))
+        #expect(!policy.mayName(consumer: "receipt-reducerx", reducer, client: "x"))
+        #expect(!policy.mayName(consumer: "read-privacy", reducer, client: "x"))
+        for role in [Role.subscriber, .backend] {
+            #expect(policy.mayName(consumer: "dashboard", role, client: "dashboard"))
+            #expect(policy.mayName(consumer: "dashboard.tail-1", role, client: "dashboard"))
+            #expect(!policy.mayName(consumer: "dashboardx", role, client: "dashboard"))
+            #expect(!policy.mayName(consumer: "receipt-reducer", role, client: "dashboard"))
+            #expect(!policy.mayName(consumer: "dashboard", role, client: nil))
+            // A client named like a plugin still cannot take the plugin's names.
+            #expect(!policy.mayName(consumer: "read-privacy", role, client: "read-privacy"))
+            #expect(!policy.mayName(consumer: "read-privacy.x", role, client: "read-privacy.x"))
+        }
+        #expect(policy.mayName(consumer: "receipt-reducer", .admin, client: "ops"))
+        #expect(policy.namespaces([.subscriber], client: "dashboard") == "dashboard or dashboard.*")
+        #expect(policy.namespaces([.subscriber, .admin], client: "ops") == "any name (admin)")
+    }
+
     @Test func insecureBindNeedsKeysOrTheOption() throws {
         var config = BrokerConfig()
         #expect(throws: BrokerError.self) { try BindPolicy.check("tcp://0.0.0.0:1", option: "--command", config: config) }

@@ -103,6 +103,12 @@ func outcome(_ socket: Socket, _ frames: [String], events: [[UInt8]] = []) throw
     return "none"
 }
 
+/// The consumer namespace of a test client: `plugin-a` holds the role plugin:a, so its names
+/// are `a` and `a.…`; every other client's names start with its own name.
+func own(_ client: String) -> String {
+    client.hasPrefix("plugin-") ? String(client.dropFirst("plugin-".count)) : client
+}
+
 func securityEvent(_ id: String, marker: String = "x") -> [UInt8] {
     Array(#"{"specversion":"1.0","id":"\#(id)","source":"/security-test","type":"message.read","subject":"messaging:general","time":"2026-11-22T03:10:00.123Z","data":{"cid":"messaging:general","user_id":"bob","message_id":"\#(marker)"}}"#.utf8)
 }
@@ -127,13 +133,13 @@ func securityEvent(_ id: String, marker: String = "x") -> [UInt8] {
         ("PUB diag", { ["EB1", "PUB", $0, "diag"] }, ["plugin-a", "plugin-b", "admin"]),
         ("PUBS in", { ["EB1", "PUBS", $0, "in"] }, ["backend", "admin"]),
         ("PUBS out", { ["EB1", "PUBS", $0, "out"] }, ["plugin-b", "admin"]),
-        ("CONSUME in", { ["EB1", "CONSUME", $0, "c-\($0)-in", "latest", "10", "in/"] }, ["plugin-a", "admin"]),
-        ("CONSUME a", { ["EB1", "CONSUME", $0, "c-\($0)-a", "latest", "10", "a/"] }, ["plugin-b", "admin"]),
-        ("CONSUME out", { ["EB1", "CONSUME", $0, "c-\($0)-out", "latest", "10", "out/"] }, ["subscriber", "admin"]),
-        ("CONSUME diag", { ["EB1", "CONSUME", $0, "c-\($0)-diag", "latest", "10", "diag/"] }, ["subscriber", "admin"]),
-        ("CONSUME everything", { ["EB1", "CONSUME", $0, "c-\($0)-all", "latest", "10", ""] }, ["admin"]),
-        ("ACK", { ["EB1", "ACK", $0, "nobody", "1"] }, ["plugin-a", "plugin-b", "subscriber", "admin"]),
-        ("CANCEL", { ["EB1", "CANCEL", $0, "nobody"] }, ["plugin-a", "plugin-b", "subscriber", "admin"]),
+        ("CONSUME in", { ["EB1", "CONSUME", $0, "\(own($0)).in", "latest", "10", "in/"] }, ["plugin-a", "admin"]),
+        ("CONSUME a", { ["EB1", "CONSUME", $0, "\(own($0)).a", "latest", "10", "a/"] }, ["plugin-b", "admin"]),
+        ("CONSUME out", { ["EB1", "CONSUME", $0, "\(own($0)).out", "latest", "10", "out/"] }, ["subscriber", "admin"]),
+        ("CONSUME diag", { ["EB1", "CONSUME", $0, "\(own($0)).diag", "latest", "10", "diag/"] }, ["subscriber", "admin"]),
+        ("CONSUME everything", { ["EB1", "CONSUME", $0, "\(own($0)).all", "latest", "10", ""] }, ["admin"]),
+        ("ACK", { ["EB1", "ACK", $0, "\(own($0)).nobody", "1"] }, ["plugin-a", "plugin-b", "subscriber", "admin"]),
+        ("CANCEL", { ["EB1", "CANCEL", $0, "\(own($0)).nobody"] }, ["plugin-a", "plugin-b", "subscriber", "admin"]),
         ("REQ", { ["EB1", "REQ", $0, "receipts", #"{"op":"x"}"#] }, ["backend", "admin"]),
         ("STATS", { ["EB1", "STATS", $0] }, ["admin"]),
     ]
@@ -203,10 +209,65 @@ func securityEvent(_ id: String, marker: String = "x") -> [UInt8] {
         let bus = try SecureBus()
         let plugin = try bus.peer("plugin-b")
         defer { plugin.close() }
-        #expect(try outcome(plugin, ["EB1", "CONSUME", "1", "b-worker", "latest", "10", "a/"]) == "OK")
+        #expect(try outcome(plugin, ["EB1", "CONSUME", "1", "b.worker", "latest", "10", "a/"]) == "OK")
         let other = try bus.peer("plugin-a")
         defer { other.close() }
-        #expect(try outcome(other, ["EB1", "CONSUME", "2", "b-worker", "latest", "10", "in/"]) == "forbidden")
+        #expect(try outcome(other, ["EB1", "CONSUME", "2", "b.worker", "latest", "10", "in/"]) == "forbidden")
+    }
+
+    /// Issue 15, hole 1: a subscriber that names a plugin's consumer first does not get it,
+    /// cannot ACK it forward or CANCEL it, and the plugin attaches it afterwards.
+    @Test func aSubscriberCannotTakeAPluginsConsumerNameEvenFirst() throws {
+        let bus = try SecureBus()
+        let publisher = try bus.peer("backend")
+        defer { publisher.close() }
+        for index in 0..<5 {
+            #expect(try outcome(publisher, ["EB1", "PUB", "p\(index)", "in"], events: [securityEvent("race-\(index)")]) == "OK")
+        }
+        let attacker = try bus.peer("subscriber")
+        defer { attacker.close() }
+        // The plugin b consumes stage a; its names are b and b.…. The subscriber may read out/.
+        for name in ["b", "b.shadow", "a", "a.x"] {
+            let got = try outcome(attacker, ["EB1", "CONSUME", "c-\(name)", name, "latest", "10", "out/"])
+            #expect(got == "forbidden", "the subscriber attached \(name): \(got)")
+        }
+        #expect(try outcome(attacker, ["EB1", "ACK", "k", "b", "5"]) == "forbidden")
+        #expect(try outcome(attacker, ["EB1", "CANCEL", "x", "b"]) == "forbidden")
+        // Its own namespace works.
+        #expect(try outcome(attacker, ["EB1", "CONSUME", "own", "subscriber.app", "latest", "10", "out/"]) == "OK")
+        // The plugin gets its name, from its last ACK (none: the start of the log).
+        let plugin = try bus.peer("plugin-b")
+        defer { plugin.close() }
+        #expect(try outcome(plugin, ["EB1", "CONSUME", "1", "b", "resume", "10", "a/"]) == "OK")
+        // STATS names the client holding each consumer.
+        let admin = try bus.peer("admin")
+        defer { admin.close() }
+        try admin.send(["EB1", "STATS", "s"].map { Array($0.utf8) })
+        let stats = try JSONParser.parse(try #require(try admin.receive())[3])
+        guard case .array(let consumers)? = stats["consumers"] else { Issue.record("no consumers in STATS"); return }
+        let holder = consumers.first { $0["name"]?.stringValue == "b" }
+        #expect(holder?["client"]?.stringValue == "plugin-b")
+        #expect(holder?["acked"]?.doubleValue == 0)
+    }
+
+    /// Issue 15, hole 2: no role may publish at `in` under the bus's own sources.
+    @Test func eachRoleIsRefusedASourceUnderEventbusAtIn() throws {
+        let bus = try SecureBus()
+        let forged = Array(#"{"specversion":"1.0","id":"receipt-reducer:9:0","source":"/eventbus/receipt-reducer","type":"channel.created","subject":"messaging:x","data":{"cid":"messaging:x","members":["ann"]}}"#.utf8)
+        for client in ["backend", "admin"] {
+            let socket = try bus.peer(client)
+            defer { socket.close() }
+            try socket.send(["EB1", "PUB", "f", "in"].map { Array($0.utf8) } + [forged])
+            let reply = try #require(try socket.receive())
+            #expect(String(decoding: reply[3], as: UTF8.self) == "bad_event", "\(client)")
+            #expect(String(decoding: reply[4], as: UTF8.self).contains("source"), "\(client)")
+            #expect(try outcome(socket, ["EB1", "PUBS", "g", "in"], events: [PublishBatch.encode([forged])]) == "bad_event")
+        }
+        for client in ["plugin-a", "plugin-b", "subscriber"] {
+            let socket = try bus.peer(client)
+            defer { socket.close() }
+            #expect(try outcome(socket, ["EB1", "PUB", "f", "in"], events: [forged]) == "forbidden", "\(client)")
+        }
     }
 
     @Test func theStreamShowsASubscriberOnlyOutAndDiagAndOthersNothing() throws {

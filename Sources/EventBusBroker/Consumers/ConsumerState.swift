@@ -12,6 +12,8 @@ final class ConsumerState {
     var stages: [String]?
     /// The peer currently receiving, `nil` while disconnected or cancelled.
     var peer: [UInt8]?
+    /// The authenticated client (ZAP user id) that attached it last; `nil` without keys.
+    var client: String?
     /// Events sent and not yet acknowledged, at most.
     var credit = 1
     /// Whether its peer asked for batched delivery (`EVTS`) in `HELLO`.

@@ -19,7 +19,7 @@ extension BrokerCore {
             case .ping: reply(to: message.peer, correlation: message.correlation, [])
             case .hello: try handleHello(message)
             case .pub: try handlePub(message)
-            case .consume: try handleConsume(message)
+            case .consume: try handleConsume(message, client: userID)
             case .ack: try handleAck(message)
             case .cancel: try handleCancel(message)
             case .req: try handleRequest(message)
@@ -153,6 +153,7 @@ extension BrokerCore {
             w.key("in_flight"); w.int(consumer.inFlight.count)
             w.key("credit"); w.int(consumer.credit)
             w.key("connected"); w.bool(consumer.peer != nil)
+            if let client = consumer.client { w.key("client"); w.string(client) }
             w.endObject()
         }
         w.endArray()

@@ -22,7 +22,7 @@ extension BrokerCore {
                 throw forbidden("\(message.verb.rawValue) to stage \(stage.prefix(64)) is not allowed for \(who())")
             }
         case .consume:
-            let name = String(decoding: try argument(message, 0, "NAME"), as: UTF8.self)
+            try authorizeConsumerName(message, roles: roles, userID: userID, who: who)
             for prefix in message.arguments.dropFirst(3) {
                 let matching = stagesMatching(prefix)
                 guard roles.contains(where: { policy.consumeStages($0).map(matching.isSubset(of:)) ?? true }) else {
@@ -30,16 +30,28 @@ extension BrokerCore {
                         + "(stages \(matching.sorted().joined(separator: ", "))) is not allowed for \(who())")
                 }
             }
-            if let owner = security.consumerOwners[name], owner != userID, !roles.contains(.admin) {
-                throw forbidden("consumer \(name.prefix(64)) belongs to another client")
-            }
-            security.consumerOwners[name] = userID
+        case .ack, .cancel:
+            try authorizeConsumerName(message, roles: roles, userID: userID, who: who)
         case .hello where !roles.contains(where: policy.mayDeclareServices):
             if let value = try? JSONParser.parse(try argument(message, 0, "JSON")), value["services"] != nil {
                 throw forbidden("declaring services in HELLO is not allowed for \(who())")
             }
         default:
             break
+        }
+    }
+
+    /// Refuses a consumer NAME outside the namespace of every role of the sender
+    /// (``AccessPolicy/mayName(consumer:_:client:)``): a durable consumer belongs to a
+    /// principal, never to whoever names it first.
+    private func authorizeConsumerName(
+        _ message: CommandMessage, roles: [Role], userID: String?, who: () -> String
+    ) throws(BusError) {
+        guard let security else { return }
+        let name = String(decoding: try argument(message, 0, "NAME"), as: UTF8.self)
+        guard roles.contains(where: { security.policy.mayName(consumer: name, $0, client: userID) }) else {
+            throw forbidden("\(message.verb.rawValue) of consumer \(name.prefix(64)) is not allowed for \(who()): "
+                + "its consumer names are \(security.policy.namespaces(roles, client: userID))")
         }
     }
 

@@ -29,6 +29,8 @@ final class BrokerCore {
     /// Keys, ZAP and roles; `nil` when no keys are configured.
     let security: BrokerSecurity?
     let log: SegmentLog
+    /// Held while the broker lives: no second broker, nor `eventbus recover`, on its data.
+    let dataLock: BrokerLock
     let offsetStore: OffsetStore
     let stageNames: Set<String>
     /// Each stage's `STAGE/` prefix of the events it may forward by reference.
@@ -99,8 +101,16 @@ final class BrokerCore {
         options.segmentBytes = config.segmentBytes
         options.retentionBytes = config.retentionBytes
         options.retentionAge = config.retentionAge
+        dataLock = try BrokerLock(directory: config.dataDirectory)
         log = try SegmentLog(directory: config.dataDirectory, options: options, logger: logger)
         offsetStore = try OffsetStore(directory: config.dataDirectory, logger: logger)
+        // A log that ends before what consumers or snapshots have seen lost records: serving
+        // would give their SEQs again (docs/operations.md, "Records lost mid-log").
+        let references = LogReferences(offsets: offsetStore.load(), dataDirectory: config.dataDirectory)
+        if let refusal = references.refusal(headSeq: log.headSeq, dataDirectory: config.dataDirectory, recovery: log.recovery) {
+            log.close()
+            throw refusal
+        }
         visibleSeq = log.headSeq
 
         context = try Context(ioThreads: 1)
@@ -128,8 +138,8 @@ final class BrokerCore {
         } else {
             security = nil
         }
-        try router.bind(config.commandEndpoint)
-        try stream.bind(config.streamEndpoint)
+        try router.bind(BindPolicy.bindable(config.commandEndpoint))
+        try stream.bind(BindPolicy.bindable(config.streamEndpoint))
         try BindPolicy.restrictIPC(try router.lastEndpoint, mode: config.ipcFileMode)
         try BindPolicy.restrictIPC(try stream.lastEndpoint, mode: config.ipcFileMode)
 
@@ -233,6 +243,7 @@ final class BrokerCore {
         router.close()
         stream.close()
         security?.zap.socket.close()
+        dataLock.release()
         logger.info("broker stopped", metadata: ["bus.head_seq": "\(log.headSeq)"])
     }
 
@@ -386,6 +397,7 @@ final class BrokerCore {
         if now - timers.metrics >= 1_000 {
             timers.metrics = now
             updateGauges()
+            security?.zap.tick()
         }
         if now - timers.dedup >= 1_000 {
             timers.dedup = now

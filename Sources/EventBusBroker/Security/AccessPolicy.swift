@@ -8,6 +8,7 @@ import EventBus
 /// | PUB | `in` | its output stage and `diag` | no | any stage |
 /// | CONSUME | no | its input stage | `out`, `diag` | any stage |
 /// | ACK, CANCEL | no | yes | yes | yes |
+/// | consumer names | — | `NAME`, `NAME.…` | the client's name, `CLIENT.…` | any |
 /// | REQ | yes | no | no | yes |
 /// | STATS | no | no | no | yes |
 /// | stream | no | no | `out`, `diag` | every prefix |
@@ -58,6 +59,43 @@ struct AccessPolicy {
         case .stats: return role == .admin
         case .ok, .err, .evt, .evts, .end: return true  // not requests; parse refuses them
         }
+    }
+
+    /// Whether `role`, held by the client named `client`, may name the durable consumer `name`
+    /// (CONSUME, ACK, CANCEL).
+    ///
+    /// Names belong to principals, not to whoever says them first: `plugin:NAME` owns `NAME`
+    /// and `NAME.…`; any other role owns the client's own name and `CLIENT.…`, except names
+    /// of a pipeline plugin's namespace; `admin` may name (and take over) every consumer.
+    func mayName(consumer name: String, _ role: Role, client: String?) -> Bool {
+        switch role {
+        case .admin:
+            return true
+        case .plugin(let plugin):
+            return Self.isNamed(name, under: plugin)
+        case .backend, .subscriber:
+            guard let client, Self.isNamed(name, under: client) else { return false }
+            return !pipeline.contains { Self.isNamed(name, under: $0) }
+        }
+    }
+
+    /// The consumer names `roles` of client `client` may use, in words (for a refusal).
+    func namespaces(_ roles: [Role], client: String?) -> String {
+        var owners: [String] = []
+        for role in roles {
+            switch role {
+            case .admin: return "any name (admin)"
+            case .plugin(let plugin): owners.append(plugin)
+            case .backend, .subscriber: if let client, !pipeline.contains(client) { owners.append(client) }
+            }
+        }
+        guard !owners.isEmpty else { return "none" }
+        return Array(Set(owners)).sorted().map { "\($0) or \($0).*" }.joined(separator: ", ")
+    }
+
+    /// `name` is `owner` or `owner.` followed by more.
+    static func isNamed(_ name: String, under owner: String) -> Bool {
+        name == owner || (name.hasPrefix(owner) && name.utf8.dropFirst(owner.utf8.count).first == UInt8(ascii: "."))
     }
 
     /// Whether `role` may declare the services it answers in HELLO.

@@ -25,6 +25,17 @@ enum BindPolicy {
         }
     }
 
+    /// The endpoint libzmq is given to bind: `tcp://localhost:PORT` as `tcp://127.0.0.1:PORT`.
+    ///
+    /// libzmq binds interface names and addresses, not host names: given `localhost` it looks
+    /// for an interface of that name and fails with ENODEV. Connecting to `localhost` works
+    /// as it is (libzmq resolves names when it connects).
+    static func bindable(_ endpoint: String) -> String {
+        let prefix = "tcp://localhost:"
+        guard endpoint.hasPrefix(prefix) else { return endpoint }
+        return "tcp://127.0.0.1:" + endpoint.dropFirst(prefix.count)
+    }
+
     /// Refuses a non-local `endpoint` when neither keys nor the insecure option are configured.
     static func check(_ endpoint: String, option: String, config: BrokerConfig) throws(BrokerError) {
         guard config.security == nil, !config.allowInsecureBind, !isLocal(endpoint) else { return }

@@ -10,8 +10,6 @@ final class BrokerSecurity {
     let policy: AccessPolicy
     /// The roles of each client, by the name ZAP gives as user id.
     private let roles: [String: [Role]]
-    /// Which user attached each consumer name first: another user may not take it over.
-    var consumerOwners: [String: String] = [:]
 
     /// Binds the ZAP handler in `context`; must run before the CURVE sockets bind.
     init(config: SecurityConfig, pipeline: [String], context: Context, logger: Logger) throws(ZMQError) {

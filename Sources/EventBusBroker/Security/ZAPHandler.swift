@@ -16,6 +16,8 @@ final class ZAPHandler {
     private let logger: Logger
     /// Handshakes refused since start.
     private(set) var refused = 0
+    /// At most one warning per interval for refused handshakes.
+    private var refusalLog = RefusalLog()
 
     /// Binds the handler; must happen before the CURVE sockets accept peers.
     init(context: Context, clients: [SecurityConfig.Client], logger: Logger) throws(ZMQError) {
@@ -45,6 +47,18 @@ final class ZAPHandler {
         }
     }
 
+    /// Logs the refusals held back, once their interval has passed (from the broker's timers).
+    func tick() {
+        if let line = refusalLog.tick(now: Clock.monotonicMilliseconds()) { log(line) }
+    }
+
+    private func log(_ line: RefusalLog.Line) {
+        logger.warning(line.count == 1 ? "connection refused: unknown key" : "connections refused: unknown keys", metadata: [
+            "bus.refused": "\(line.count)", "bus.address": "\(line.lastAddress)",
+            "bus.refused_total": "\(refused)",
+        ])
+    }
+
     /// The reply to one request: `1.0`, request id, status, text, user id, metadata.
     func answer(_ request: [[UInt8]]) -> [[UInt8]] {
         let version = Array("1.0".utf8)
@@ -58,9 +72,7 @@ final class ZAPHandler {
         let mechanism = String(decoding: request[5], as: UTF8.self)
         guard mechanism == "CURVE", request.count >= 7, let name = names[request[6]] else {
             refused += 1
-            logger.warning("connection refused: unknown key", metadata: [
-                "bus.address": "\(address)", "bus.mechanism": "\(mechanism)",
-            ])
+            if let line = refusalLog.refused(address: address, now: Clock.monotonicMilliseconds()) { log(line) }
             return [version, requestID, Array("400".utf8), Array("unknown key".utf8), [], []]
         }
         logger.debug("connection authenticated", metadata: ["bus.client": "\(name)", "bus.address": "\(address)"])
