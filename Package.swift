@@ -41,6 +41,7 @@ let package = Package(
         ),
         .target(name: "CCRC32C"),
         .target(name: "CPrefetch"),
+        .target(name: "CSpawn"),
         .target(
             name: "EventBus",
             dependencies: [
@@ -90,6 +91,7 @@ let package = Package(
                 "EventBus",
                 "EventBusBroker",
                 "ZeroMQ",
+                "CSpawn",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
             ],

@@ -26,9 +26,14 @@ public final class Broker: Sendable {
 
     /// Opens the log under the data directory and binds both sockets.
     ///
-    /// - Throws: When the data directory cannot be used, the log cannot be
-    ///   opened, or an endpoint cannot be bound.
+    /// The data directory is created with mode 0700 if missing; one that group
+    /// or others may read, write or enter is refused unless
+    /// ``BrokerConfig/allowSharedDataDirectory`` is set.
+    ///
+    /// - Throws: When the data directory cannot be used (or is open to others),
+    ///   the log cannot be opened, or an endpoint cannot be bound.
     public init(config: BrokerConfig, logger: Logger) throws {
+        try DataDirectoryPolicy.prepare(config)
         core = try BrokerCore(config: config, logger: logger)
         commandEndpoint = core.commandEndpoint
         streamEndpoint = core.streamEndpoint

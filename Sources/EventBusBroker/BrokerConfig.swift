@@ -48,6 +48,9 @@ public struct BrokerConfig: Sendable {
     public var security: SecurityConfig?
     /// Bind non-loopback TCP without keys (`--allow-insecure-bind`): anyone who reaches it may do anything.
     public var allowInsecureBind = false
+    /// Use a data directory that group or others may read, write or enter (`--allow-shared-data-dir`):
+    /// without it the broker refuses one, since the log holds every event unfiltered.
+    public var allowSharedDataDirectory = false
     /// The file mode given to ipc socket files after binding.
     public var ipcFileMode: UInt32 = 0o600
 

@@ -10,15 +10,17 @@ import Glibc
 /// length (8 bytes), its CRC32C (4 bytes), then the snapshot. A save writes a
 /// temporary file, fsyncs it, renames it over the old one and fsyncs the
 /// directory, so a crash leaves either the old or the new state, never a mix.
+/// The folder is made 0700 and the file 0600, whatever the umask: the state
+/// holds what the plugin learnt from the events, for its owner only.
 public struct FileSnapshotStore: PluginStore {
     /// The folder holding the snapshot.
     public let directory: String
     static let magic = Array("EBSNAP1\n".utf8)
 
-    /// A store in `directory`, created if missing.
+    /// A store in `directory`, created (0700) if missing.
     public init(directory: String) throws {
         self.directory = directory
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try PrivateDirectory.create(directory)
     }
 
     private var path: String { directory + "/state.snapshot" }
@@ -57,6 +59,12 @@ public struct FileSnapshotStore: PluginStore {
         let temporary = path + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw PluginError("cannot create \(temporary): errno \(errno)") }
+        // open applied the umask, which could only narrow the mode; set it exactly.
+        guard fchmod(fd, 0o600) == 0 else {
+            let code = errno
+            close(fd)
+            throw PluginError("cannot chmod \(temporary) to 0600: errno \(code)")
+        }
         var written = 0
         while written < bytes.count {
             let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }  // non-empty: it holds the header

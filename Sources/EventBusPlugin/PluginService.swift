@@ -41,6 +41,8 @@ public struct PluginService<P: Plugin>: Service {
 /// It reads `--name --input --output --command --data-dir --batch --credit
 /// --log-level --metrics` (``PluginConfiguration/parse(_:defaultName:)``), logs to
 /// standard error, and stops cleanly on SIGTERM or SIGINT with exit status 0.
+/// It locks the data directory first (``DataDirectoryLock``): a second copy of
+/// the plugin on the same `--data-dir` exits 1 with an error naming the directory.
 public enum PluginMain {
     /// Runs `plugin` until a signal, then exits; exits 1 on a fatal error, 2 on bad arguments.
     public static func run<P: Plugin>(_ plugin: P, arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Never {
@@ -74,6 +76,8 @@ public enum PluginMain {
         let logger = Logger(label: "eventbus.plugin.\(probe.name)")
         do {
             let configuration = try PluginConfiguration.parse(arguments, defaultName: probe.name, flags: flags)
+            // Held until the process ends (exit never returns): a second copy on this data dir refuses to start.
+            let lock = try DataDirectoryLock(directory: configuration.dataDirectory, plugin: configuration.name)
             // Metrics first: instruments the plugin creates bind to the backend installed then.
             let metrics = try configuration.metricsAddress.map { address throws(MetricsServerError) in
                 try MetricsServer(address: MetricsAddress(parsing: address), registry: MetricsBootstrap.prometheus(), logger: logger)
@@ -87,7 +91,7 @@ public enum PluginMain {
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
             try await group.run()
-            exit(0)
+            withExtendedLifetime(lock) { exit(0) }
         } catch let error as MetricsServerError {
             logger.critical("plugin failed", metadata: ["error.type": "\(error)"])
             exit(2)

@@ -17,7 +17,8 @@ final class PluginProcess: @unchecked Sendable {
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var stopping = false
-    private var process: Process?
+    /// The plugin process, from its start until its exit was seen.
+    private var child: ChildProcess?
     private(set) var restarts = 0
     private(set) var crashLooping = false
     private var thread: Thread?
@@ -46,39 +47,40 @@ final class PluginProcess: @unchecked Sendable {
     /// How often it was restarted.
     var restartCount: Int { condition.withLock { restarts } }
 
+    /// The supervision loop, on the thread ``start()`` made, which lives until the
+    /// plugin is stopped: each plugin process is forked from this thread because
+    /// the kernel's parent-death signal (`PR_SET_PDEATHSIG`, see ``ChildProcess``)
+    /// fires when the forking *thread* ends. The plugin is killed with the
+    /// supervisor, and not before.
     private func supervise() {
         var backoff = config.initialBackoff
         var quickExits = 0
+        let environment = ProcessInfo.processInfo.environment.merging(self.environment) { _, own in own }
         while true {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            if !environment.isEmpty {
-                process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, own in own }
-            }
-            process.standardInput = FileHandle.nullDevice
             let started = ContinuousClock.now
             condition.lock()
             if stopping {
                 condition.unlock()
                 break
             }
+            var child: ChildProcess?
             do {
-                try process.run()
-                self.process = process
+                child = try ChildProcess.spawn(executable: executable, arguments: arguments, environment: environment)
+                self.child = child
             } catch {
                 logger.error("cannot start plugin", metadata: ["bus.plugin": "\(name)", "error.type": "\(error)"])
             }
             condition.unlock()
             var how = "could not start"
-            if process.processIdentifier > 0 {
-                logger.info("plugin started", metadata: ["bus.plugin": "\(name)", "bus.pid": "\(process.processIdentifier)"])
-                how = Self.waitForExit(process)
+            if let child {
+                logger.info("plugin started", metadata: ["bus.plugin": "\(name)", "bus.pid": "\(child.pid)"])
+                // The exit is seen first and the pid given up under the lock, then the
+                // child is reaped: ``stop()`` signals only a pid that is still this child's.
+                child.waitUntilEnded()
+                condition.withLock { self.child = nil }
+                how = child.reap().description
             }
-            condition.lock()
-            self.process = nil
-            let stop = stopping
-            condition.unlock()
+            let stop = condition.withLock { stopping }
             if stop { break }
 
             let ran = ContinuousClock.now - started
@@ -113,49 +115,33 @@ final class PluginProcess: @unchecked Sendable {
         finished.signal()
     }
 
-    /// Waits until `process` has ended and says how, from the kernel.
-    ///
-    /// Not `Process.waitUntilExit`: on Linux, Foundation learns of an exit when a
-    /// socket it passes to the child closes, and a sibling started at the same
-    /// moment can inherit that socket too (swift-corelibs-foundation #4795); the
-    /// wait then lasts as long as the sibling, which the supervisor stops only
-    /// after this one. `waitid` with `WNOWAIT` sees the exit and leaves the
-    /// reaping to Foundation.
-    private static func waitForExit(_ process: Process) -> String {
-        var info = siginfo_t()
-        while waitid(P_PID, id_t(process.processIdentifier), &info, WEXITED | WNOWAIT) != 0 {
-            guard errno == EINTR else {
-                // ECHILD: Foundation has reaped it, so it has seen the exit.
-                process.waitUntilExit()
-                return process.terminationReason == .uncaughtSignal ? "killed by signal \(process.terminationStatus)"
-                    : "exited with status \(process.terminationStatus)"
-            }
+    /// Sends `signal` to the running plugin, if one runs.
+    private func send(_ signal: Int32) -> Bool {
+        condition.withLock {
+            guard let child else { return false }
+            kill(child.pid, signal)
+            return true
         }
-        let status = info._sifields._sigchld.si_status
-        return info.si_code == Int32(CLD_EXITED) ? "exited with status \(status)" : "killed by signal \(status)"
     }
 
     /// Sends SIGTERM, waits up to the stop timeout, then SIGKILL; returns when supervision ended.
     func stop() {
-        condition.lock()
-        stopping = true
-        let running = process
-        condition.broadcast()
-        condition.unlock()
+        condition.withLock {
+            stopping = true
+            condition.broadcast()
+        }
         guard thread != nil else { return }
-        // Supervision ends when the process has (the kernel's word, not Foundation's; see waitForExit).
-        if let pid = running?.processIdentifier, pid > 0 {
-            kill(pid, SIGTERM)
+        if send(SIGTERM) {
             let timeout = Double(config.stopTimeout.components.seconds) + Double(config.stopTimeout.components.attoseconds) / 1e18
             if finished.wait(timeout: .now() + timeout) == .success { return }
             logger.warning("plugin did not stop in time; killing it", metadata: ["bus.plugin": "\(name)"])
-            kill(pid, SIGKILL)
+            _ = send(SIGKILL)
         }
         finished.wait()
     }
 
     /// The running process's id, if one runs (tests kill it with SIGKILL).
     var processIdentifier: Int32? {
-        condition.withLock { process?.isRunning == true ? process?.processIdentifier : nil }
+        condition.withLock { child?.pid }
     }
 }

@@ -13,6 +13,7 @@ import Yams
 /// fsync: always            # always | periodic | off
 /// security: security.yaml  # CURVE keys and client roles (docs/security.md)
 /// allow_insecure_bind: false
+/// allow_shared_data_dir: false  # true: accept a data_dir group or others may read
 /// pipeline:
 ///   - receipt-reducer      # a built-in plugin, by name
 ///   - name: my-filter      # a plugin started with a command of its own
@@ -56,7 +57,7 @@ public struct SupervisorConfig: Sendable {
         guard let root = node as? [String: Any] else {
             throw PipelineError("config file \(path): the top level must be a mapping")
         }
-        let known: Set<String> = ["data_dir", "command", "stream", "fsync", "pipeline", "security", "allow_insecure_bind"]
+        let known: Set<String> = ["data_dir", "command", "stream", "fsync", "pipeline", "security", "allow_insecure_bind", "allow_shared_data_dir"]
         if let unknown = root.keys.first(where: { !known.contains($0) }) {
             throw PipelineError("config file \(path): unknown key \"\(unknown)\" (known: \(known.sorted().joined(separator: ", ")))")
         }
@@ -79,6 +80,10 @@ public struct SupervisorConfig: Sendable {
         if let value = root["allow_insecure_bind"] {
             guard let allow = value as? Bool else { throw PipelineError("config file \(path): allow_insecure_bind must be true or false") }
             broker.allowInsecureBind = allow
+        }
+        if let value = root["allow_shared_data_dir"] {
+            guard let allow = value as? Bool else { throw PipelineError("config file \(path): allow_shared_data_dir must be true or false") }
+            broker.allowSharedDataDirectory = allow
         }
         guard let list = root["pipeline"] else { return (broker, nil) }
         guard let entries = list as? [Any] else {

@@ -67,6 +67,9 @@ struct BrokerOptions: ParsableArguments {
     @Flag(help: "Without --security, allow binding addresses other than loopback and ipc: anyone who reaches them may do anything.")
     var allowInsecureBind = false
 
+    @Flag(help: "Use a data directory that group or others may read, write or enter (refused otherwise): they can read every event in the log.")
+    var allowSharedDataDir = false
+
     func validate() throws {
         if fsyncIntervalMs <= 0 { throw ValidationError("--fsync-interval-ms must be positive") }
         if let segmentBytes, segmentBytes <= 0 { throw ValidationError("--segment-bytes must be positive") }
@@ -107,6 +110,7 @@ struct BrokerOptions: ParsableArguments {
             do { config.security = try SecurityConfigFile.load(path: security) } catch { throw Output.fail(error.description) }
         }
         if allowInsecureBind { config.allowInsecureBind = true }
+        if allowSharedDataDir { config.allowSharedDataDirectory = true }
         return config
     }
 

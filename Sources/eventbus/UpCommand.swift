@@ -19,7 +19,7 @@ struct UpCommand: AsyncParsableCommand {
 
     @OptionGroup var options: BrokerOptions
 
-    @Option(help: ArgumentHelp("A YAML configuration file (data_dir, command, stream, fsync, pipeline); flags win.", valueName: "FILE"))
+    @Option(help: ArgumentHelp("A YAML configuration file (data_dir, command, stream, fsync, security, allow_insecure_bind, allow_shared_data_dir, pipeline); flags win.", valueName: "FILE"))
     var config: String?
 
     /// The folder of this executable, where the built-in plugins live.

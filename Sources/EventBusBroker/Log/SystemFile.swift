@@ -14,9 +14,18 @@ enum SystemFile {
     }
 
     /// Opens `path`; returns the descriptor.
-    static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(LogError) -> Int32 {
+    ///
+    /// With `O_CREAT` the file gets exactly `mode` (by default 0600: the log and
+    /// the offsets are for the broker's user only), whatever the umask.
+    static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600) throws(LogError) -> Int32 {
         let fd = path.withCString { Glibc.open($0, flags | O_CLOEXEC, mode) }
         if fd < 0 { throw ioError("cannot open", path) }
+        // open applied the umask, which could only narrow the mode; set it exactly.
+        if flags & O_CREAT != 0 && fchmod(fd, mode) != 0 {
+            let code = errno
+            Glibc.close(fd)
+            throw ioError("cannot chmod", path, code)
+        }
         return fd
     }
 
@@ -109,12 +118,17 @@ enum SystemFile {
         if Glibc.unlink(path) != 0 && errno != ENOENT { throw ioError("cannot remove", path) }
     }
 
-    /// Creates `path` and its parents if they are missing.
+    /// Creates `path` and its parents if they are missing, each with mode 0700
+    /// whatever the umask (the broker's user only); folders that exist already
+    /// are left as they are.
     static func makeDirectories(_ path: String) throws(LogError) {
         var prefix = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {
             prefix += "/" + part
-            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+            if mkdir(prefix, 0o700) == 0 {
+                // mkdir applied the umask, which could only narrow the mode; set it exactly.
+                if chmod(prefix, 0o700) != 0 { throw ioError("cannot chmod", prefix) }
+            } else if errno != EEXIST {
                 throw ioError("cannot create directory", prefix)
             }
         }
