@@ -8,8 +8,10 @@ import EventBus
 /// channel, a Fenwick tree over countable messages and per-sender sorted
 /// positions give `unread_messages` in O(log n); Fenwick trees over members'
 /// read and delivered positions give read and delivered counts for any message
-/// in O(log n); a chunked sorted list pages through readers in O(log n + page),
-/// another pages through members by user id (`channel_state`) in O(log n + page).
+/// in O(log n); a chunked list of members by read recency pages through
+/// readers newest first, walking from the newest and skipping non-readers
+/// (``ReaderList``; O(log n + walked), O(n) at worst), a chunked sorted list
+/// pages through members by user id (`channel_state`) in O(log n + page).
 /// A user's `total_unread_count` and `unread_channels` are summed over their
 /// channels when needed, O(channels × log n), so a `message.new` costs
 /// O(log n) whatever the member count.
@@ -34,8 +36,11 @@ import EventBus
 ///   A member who has read nothing has `last_read` and `last_read_message_id`
 ///   null; after `mark_unread` from the first message, `last_read_message_id` is
 ///   null and `last_read` is the unread time.
-/// - `message_receipts` readers are ordered by read watermark, furthest first,
-///   then by user id; the cursor names the last reader returned.
+/// - `message_receipts` readers are ordered newest first: by `last_read` (the
+///   time their read watermark last moved — a read, a mark read or unread,
+///   sending a message, joining), equal times by the order the reducer applied
+///   those moves, later first (a per-channel read stamp). The cursor names the
+///   last reader returned by (time, stamp).
 /// - `channel_state` is paged so that a reply fits the PUB batch limit for any
 ///   channel size: `page_size` 1–1000 (default 1000) members sorted by user id,
 ///   from after `cursor`; the opaque cursor is `u:<user_id>` of the last member
