@@ -2,7 +2,7 @@ import EventBus
 import ReceiptReducer
 import Testing
 
-/// The exact field sets of SPEC.md "Egress events" and the `receipts` queries' replies and errors.
+/// The exact field sets of the egress events (docs/events.md) and the `receipts` queries' replies and errors.
 @Suite struct EgressAndQueryTests {
     let cid = "messaging:general"
 

@@ -1,6 +1,6 @@
 import EventBus
 
-/// The `receipts` service's methods (SPEC.md "Queries"). The full reply hides
+/// The `receipts` service's methods (docs/events.md "Queries"). The full reply hides
 /// nothing: every field is present and `hidden_member_count` is 0. Next to it
 /// the reducer computes the redacted views for the query's viewer (see
 /// ``QueryAnswer``), from structure: per channel, the sorted read and

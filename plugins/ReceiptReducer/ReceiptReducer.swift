@@ -1,7 +1,7 @@
 import EventBus
 
 /// The receipt reducer: a pure, deterministic fold over ingress events
-/// (SPEC.md "Receipt semantics") that emits the egress events and answers the
+/// (docs/events.md "The receipt rules in plain words") that emits the egress events and answers the
 /// `receipts` queries.
 ///
 /// Counts come from structure, never from scans (DESIGN.md principle 6): per
@@ -18,7 +18,7 @@ import EventBus
 ///
 /// A value type: copies are cheap until written (copy-on-write arrays).
 ///
-/// Where SPEC.md leaves a choice, the reducer decides:
+/// Where the contract leaves a choice, the reducer decides:
 /// - Rejection precedence: `unknown_channel` > `not_member` > `unknown_message`
 ///   > `own_message`. `own_message` applies to `notification.mark_unread` only;
 ///   a read or delivered ack for one's own message is an ordinary ack (usually
@@ -47,7 +47,7 @@ import EventBus
 ///   returned, `next_cursor` null after the last page. A member joining or
 ///   leaving between pages moves nobody else: no one present throughout is
 ///   skipped or repeated. `hidden_member_count` counts the members the view
-///   hides on the whole channel (SPEC.md: "the members with anything hidden"),
+///   hides on the whole channel (docs/events.md: "the members with anything hidden"),
 ///   so it is the same on every page; each view covers the same page.
 /// - Deletions emit only `message.deleted` to the channel; affected users'
 ///   counts are exact on their next notification or query.
