@@ -3,11 +3,12 @@ import PrivacyFilter
 import ReceiptReducer
 import Testing
 
-/// Replies for a viewer (SPEC.md "Privacy filters", "Queries"): hidden fields, counts, readers, cursors.
+/// Replies for a viewer (docs/privacy.md): hidden fields, counts, readers, cursors.
 @Suite struct ReplyRedactionTests {
     static let cid = "messaging:general"
 
-    /// ann sent m1; bob (read off), cat (delivery off), dan and eve read m1.
+    /// ann sent m1; bob (read off), cat (delivery off), dan and eve read m1, in
+/// that order, all at one time (readers list newest first: eve, dan, cat, bob).
     static func driver(_ filters: [PrivacyFilter]) throws -> FilterDriver {
         var d = FilterDriver(filters)
         try d.send(.channelCreated(cid: cid, members: ["ann", "bob", "cat", "dan", "eve"]))
@@ -58,7 +59,7 @@ import Testing
         #expect(r["undelivered_member_count"]?.int64Value == 0)
         #expect(r["hidden_member_count"]?.int64Value == 2)
         guard case .array(let readers)? = r["readers"] else { Issue.record("no readers"); return }
-        #expect(readers.compactMap { $0["user_id"]?.stringValue } == ["cat", "dan", "eve"])
+        #expect(readers.compactMap { $0["user_id"]?.stringValue } == ["eve", "dan", "cat"])
         // Without filters nothing is hidden.
         var plain = try Self.driver([])
         let full = try plain.query("message_receipts", [("cid", .string(Self.cid)), ("message_id", .string("m1")), ("viewer", .string("ann"))])
@@ -66,20 +67,36 @@ import Testing
     }
 
     @Test func aCursorNeverNamesAHiddenReaderAndPagesSkipThem() throws {
-        var d = try Self.driver(Self.both)
-        var seen: [String] = []
-        var cursor: JSONValue = .null
-        for _ in 0..<10 {
-            var params: [(String, JSONValue)] = [("cid", .string(Self.cid)), ("message_id", .string("m1")), ("viewer", .string("ann")),
-                                                 ("page_size", .number("1"))]
-            if cursor != .null { params.append(("cursor", cursor)) }
-            let r = try d.query("message_receipts", params)
-            if case .array(let readers)? = r["readers"] { seen += readers.compactMap { $0["user_id"]?.stringValue } }
-            cursor = r["next_cursor"] ?? .null
-            #expect(cursor.stringValue?.contains("bob") != true)
-            if cursor == .null { break }
+        /// Pages of one reader: (reader, next cursor) for each page.
+        func pages(_ d: inout FilterDriver) throws -> [(reader: String, next: JSONValue)] {
+            var result: [(String, JSONValue)] = []
+            var cursor: JSONValue = .null
+            for _ in 0..<10 {
+                var params: [(String, JSONValue)] = [("cid", .string(Self.cid)), ("message_id", .string("m1")), ("viewer", .string("ann")),
+                                                     ("page_size", .number("1"))]
+                if cursor != .null { params.append(("cursor", cursor)) }
+                let r = try d.query("message_receipts", params)
+                guard case .array(let readers)? = r["readers"], let reader = readers.first?["user_id"]?.stringValue else { break }
+                cursor = r["next_cursor"] ?? .null
+                result.append((reader, cursor))
+                if cursor == .null { break }
+            }
+            return result
         }
-        #expect(seen == ["cat", "dan", "eve"])
+        // Unfiltered, each page's cursor names its reader (bob included).
+        var plain = try Self.driver([])
+        let all = try pages(&plain)
+        #expect(all.map(\.reader) == ["eve", "dan", "cat", "bob"])
+        var cursorOf: [String: JSONValue] = [:]
+        for page in all where page.next != .null { cursorOf[page.reader] = page.next }
+        // Filtered, bob is skipped and every cursor is the one naming the visible reader just returned.
+        var d = try Self.driver(Self.both)
+        let seen = try pages(&d)
+        #expect(seen.map(\.reader) == ["eve", "dan", "cat"])
+        for page in seen where page.next != .null {
+            #expect(page.next == cursorOf[page.reader], "\(page.reader)")
+        }
+        #expect(seen.last?.next == .null)
     }
 
     @Test func reciprocityHidesEveryoneElsesReadsFromAViewerWithReadReceiptsOffInOneToOneChannels() throws {

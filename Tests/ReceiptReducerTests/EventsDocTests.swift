@@ -114,7 +114,7 @@ import Testing
                     (try? EventValidator.validate(ingress, stage: Stage.in)) != nil,
                     "docs/events.md line \(block.line): \(type) data must be valid ingress data")
             case EventType.receiptSuppressed.wireName:
-                // Written by the privacy filters, not the reducer: SPEC.md's fields.
+                // Written by the privacy filters, not the reducer: the fields its section lists.
                 #expect(keys == ["seq", "type", "reason", "policy"], "docs/events.md line \(block.line)")
             default:
                 #expect(

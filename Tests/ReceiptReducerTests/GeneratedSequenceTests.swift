@@ -7,36 +7,50 @@ import Testing
     static let sequencesPerBatch = 400
     static let batches: [UInt64] = Array(0..<8)
 
+    /// A `message_receipts` reply with a non-null `next_cursor` replaced by a
+    /// placeholder: the cursor is opaque, and the model writes its own.
+    static func opaqueCursor(_ reply: JSONValue) -> JSONValue {
+        guard case .object(let members) = reply else { return reply }
+        return .object(members.map { $0.key == "next_cursor" && $0.value != .null ? (key: $0.key, value: .string("…")) : $0 })
+    }
+
     /// Compares every query's answer for every channel, user and message. Returns the first difference.
     static func compareQueries(_ reducer: ReceiptReducer, _ model: ReferenceModel, rng: inout SplitMix64) -> String? {
-        func run(_ method: String, _ params: JSONValue) -> (String?, JSONValue?) {
-            let expected = model.query(method: method, params: params)
+        /// Runs a query on both; `modelParams` (the model's cursor) if given. Returns the problem, or the
+        /// reducer's and the model's replies.
+        func run(_ method: String, _ params: JSONValue, model modelParams: JSONValue? = nil)
+            -> (String?, JSONValue?, JSONValue?)
+        {
+            let receipts = method == "message_receipts"
+            func opaque(_ reply: JSONValue) -> JSONValue { receipts ? Self.opaqueCursor(reply) : reply }
+            let expected = model.query(method: method, params: modelParams ?? params)
             let actual: Result<[UInt8], QueryError> = Result { () throws(QueryError) -> [UInt8] in
                 try reducer.query(method: method, params: params)
             }
             if case .success = expected, let answer = try? reducer.answer(method: method, params: params) {
                 var got: [String: JSONValue] = [:]
-                for view in answer.views ?? [] { got[view.key] = try? JSONParser.parse(view.result) }
-                let want = model.views(method: method, params: params)
-                if got != want { return ("\(method) \(params) views:\n  got  \(got)\n  want \(want)", nil) }
+                for view in answer.views ?? [] { got[view.key] = (try? JSONParser.parse(view.result)).map { opaque($0) } }
+                let want = model.views(method: method, params: modelParams ?? params).mapValues { opaque($0) }
+                if got != want { return ("\(method) \(params) views:\n  got  \(got)\n  want \(want)", nil, nil) }
             }
             switch (actual, expected) {
             case (.success(let bytes), .success(let want)):
-                guard let got = try? JSONParser.parse(bytes) else { return ("\(method) \(params): unparsable reply", nil) }
-                return got == want ? (nil, got) : ("\(method) \(params):\n  got  \(got)\n  want \(want)", nil)
+                guard let got = try? JSONParser.parse(bytes) else { return ("\(method) \(params): unparsable reply", nil, nil) }
+                return opaque(got) == opaque(want)
+                    ? (nil, got, want) : ("\(method) \(params):\n  got  \(got)\n  want \(want)", nil, nil)
             case (.failure(let error), .failure(let want)):
-                return error.code == want.code ? (nil, nil) : ("\(method) \(params): \(error.code) vs \(want.code)", nil)
+                return error.code == want.code ? (nil, nil, nil) : ("\(method) \(params): \(error.code) vs \(want.code)", nil, nil)
             case (.success(let bytes), .failure(let want)):
-                return ("\(method) \(params): got \(String(decoding: bytes, as: UTF8.self)), want \(want.code)", nil)
+                return ("\(method) \(params): got \(String(decoding: bytes, as: UTF8.self)), want \(want.code)", nil, nil)
             case (.failure(let error), .success(let want)):
-                return ("\(method) \(params): got \(error.code), want \(want)", nil)
+                return ("\(method) \(params): got \(error.code), want \(want)", nil, nil)
             }
         }
         func obj(_ m: [(String, JSONValue)]) -> JSONValue { .object(m.map { (key: $0.0, value: $0.1) }) }
         for cid in EventGenerator.channels {
             for viewer in ["ann", "bob"] {
                 let base: [(String, JSONValue)] = [("cid", .string(cid)), ("viewer", .string(viewer))]
-                let (problem, whole) = run("channel_state", obj(base))
+                let (problem, whole, _) = run("channel_state", obj(base))
                 if let problem { return problem }
                 // Page through with a random page size (sometimes the default),
                 // comparing every page, views included; then the concatenation.
@@ -48,7 +62,7 @@ import Testing
                     var params = base
                     if let pageSize { params.append(("page_size", .number(String(pageSize)))) }
                     if cursor != .null { params.append(("cursor", cursor)) }
-                    let (problem, reply) = run("channel_state", obj(params))
+                    let (problem, reply, _) = run("channel_state", obj(params))
                     if let problem { return "page \(pages): \(problem)" }
                     guard let reply else { break }  // an error both agree on (unknown channel)
                     pages += 1
@@ -73,18 +87,22 @@ import Testing
         }
         for channel in model.channels {
             for messageID in channel.messages.map(\.id) + ["m-unknown"] {
+                // Page through, each side with its own cursor; the pages must agree.
                 let pageSize = 1 + rng.below(4)
                 var cursor: JSONValue = .null
+                var modelCursor: JSONValue = .null
                 for _ in 0..<20 {
-                    var params: [(String, JSONValue)] = [
+                    let base: [(String, JSONValue)] = [
                         ("cid", .string(channel.cid)), ("message_id", .string(messageID)), ("viewer", .string(rng.chance(50) ? "bob" : "ann")),
                         ("page_size", .number(String(pageSize))),
                     ]
-                    if cursor != .null { params.append(("cursor", cursor)) }
-                    let (problem, reply) = run("message_receipts", obj(params))
+                    let params = cursor == .null ? base : base + [("cursor", cursor)]
+                    let modelParams = modelCursor == .null ? base : base + [("cursor", modelCursor)]
+                    let (problem, reply, want) = run("message_receipts", obj(params), model: obj(modelParams))
                     if let problem { return problem }
                     guard let next = reply?["next_cursor"], next != .null else { break }
                     cursor = next
+                    modelCursor = want?["next_cursor"] ?? .null
                 }
             }
         }

@@ -2,7 +2,7 @@ import EventBus
 import ReceiptReducer
 import Testing
 
-/// One test per rule of SPEC.md "Receipt semantics".
+/// One test per receipt rule of docs/events.md.
 @Suite struct ReceiptSemanticsTests {
     let cid = "messaging:general"
 

@@ -1,7 +1,7 @@
 import EventBus
 import ReceiptReducer
 
-/// The SPEC's receipt semantics done the obvious way: arrays, loops, no
+/// The receipt semantics done the obvious way: arrays, loops, no
 /// clever structures. The property tests hold ``ReceiptReducer`` to it.
 struct ReferenceModel {
     struct Message {
@@ -19,6 +19,8 @@ struct ReferenceModel {
         var readTime: String?
         var deliveredTime: String?
         var isMember: Bool
+        /// When the read watermark last moved, in apply order (``ReferenceModel/moves``).
+        var readMove: Int
     }
 
     struct Channel {
@@ -50,6 +52,8 @@ struct ReferenceModel {
     }
 
     var channels: [Channel] = []
+    /// Read watermark moves so far, over all channels: the order of the moves.
+    var moves = 0
     /// Users with read / delivery receipts off.
     var readOff: Set<String> = []
     var deliveryOff: Set<String> = []
@@ -100,7 +104,21 @@ struct ReferenceModel {
         channels[c].members.append(
             Member(
                 user: user, read: latest, delivered: latest, readTime: latest >= 0 ? time : nil,
-                deliveredTime: latest >= 0 ? time : nil, isMember: true))
+                deliveredTime: latest >= 0 ? time : nil, isMember: true, readMove: nextMove()))
+    }
+
+    /// Numbers a read watermark move.
+    mutating func nextMove() -> Int {
+        moves += 1
+        return moves
+    }
+
+    /// Whether reader `a` lists before `b`: the later `last_read` first (the
+    /// generator's times are all in the bus's format, which sorts as text),
+    /// equal times by the later move.
+    static func newer(_ a: Member, _ b: Member) -> Bool {
+        let (x, y) = (a.readTime ?? "", b.readTime ?? "")
+        return x != y ? x > y : a.readMove > b.readMove
     }
 
     func readOutputs(_ c: Int, _ i: Int) -> [ReducerOutput] {
@@ -153,6 +171,7 @@ struct ReferenceModel {
                 channels[c].members[i].delivered = p
                 channels[c].members[i].readTime = message.createdAt
                 channels[c].members[i].deliveredTime = message.createdAt
+                channels[c].members[i].readMove = nextMove()
             }
             let data: JSONValue =
                 input.data
@@ -218,6 +237,7 @@ struct ReferenceModel {
             guard p - 1 < channels[c].members[i].read else { return [] }
             channels[c].members[i].read = p - 1
             channels[c].members[i].readTime = now
+            channels[c].members[i].readMove = nextMove()
             let ch = channels[c]
             let m = ch.members[i]
             let t = totals(user)
@@ -275,6 +295,7 @@ struct ReferenceModel {
         guard p > channels[c].members[i].read else { return [] }
         channels[c].members[i].read = p
         channels[c].members[i].readTime = time
+        channels[c].members[i].readMove = nextMove()
         if p > channels[c].members[i].delivered {
             channels[c].members[i].delivered = p
             channels[c].members[i].deliveredTime = time
@@ -359,13 +380,14 @@ struct ReferenceModel {
                 guard let s = size.int64Value, (1...100).contains(s) else { return .failure(Failure(code: "bad_request")) }
                 pageSize = Int(s)
             }
-            var after: (Int, String)?
+            // The model's own cursor, `model <move> <last_read>` of the last reader returned.
+            var after: (move: Int, time: String)?
             if let cursor = params["cursor"]?.stringValue {
-                let parts = cursor.dropFirst().split(separator: ":", maxSplits: 1)
-                guard cursor.hasPrefix("r"), parts.count == 2, let p = Int(parts[0]) else {
+                let parts = cursor.split(separator: " ", maxSplits: 2)
+                guard parts.count == 3, parts[0] == "model", let move = Int(parts[1]) else {
                     return .failure(Failure(code: "bad_request"))
                 }
-                after = (p, String(parts[1]))
+                after = (move, String(parts[2]))
             }
             guard let c = channelIndex(cid) else { return .failure(Failure(code: "not_found")) }
             let ch = channels[c]
@@ -375,16 +397,17 @@ struct ReferenceModel {
             let shownRead = others.filter { !hide($0.user).0 }
             let shownDelivery = others.filter { !hide($0.user).1 }
             let hiddenCount = others.filter { hide($0.user).0 || hide($0.user).1 }.count
-            let readers = shownRead.filter { $0.read >= p }.sorted {
-                $0.read != $1.read ? $0.read > $1.read : $0.user < $1.user
-            }
+            let readers = shownRead.filter { $0.read >= p }.sorted(by: Self.newer)
+            // After the cursor: every reader that would list after a reader with the cursor's time and move.
             let remaining = readers.filter { r in
-                guard let (ap, au) = after else { return true }
-                return r.read < ap || (r.read == ap && r.user > au)
+                guard let after else { return true }
+                let mark = Member(user: "", read: 0, delivered: 0, readTime: after.time, isMember: true, readMove: after.move)
+                return Self.newer(mark, r)
             }
             let page = Array(remaining.prefix(pageSize))
             let next: JSONValue =
-                remaining.count > pageSize ? .string("r\(page.last!.read):\(page.last!.user)") : .null
+                remaining.count > pageSize
+                ? .string("model \(page.last!.readMove) \(page.last!.readTime ?? "")") : .null
             return .success(
                 obj([
                     ("read_count", n(readers.count)), ("delivered_count", n(shownDelivery.filter { $0.delivered >= p }.count)),

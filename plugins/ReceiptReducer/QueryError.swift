@@ -5,7 +5,7 @@ public struct QueryError: Error, Sendable, Equatable {
         case notFound = "not_found"
     }
 
-    /// `bad_request` or `not_found` (PROTOCOL.md error codes).
+    /// `bad_request` or `not_found` (docs/protocol.md error codes).
     public let code: String
     /// What was wrong, naming the param (`params.cid: required`).
     public let message: String

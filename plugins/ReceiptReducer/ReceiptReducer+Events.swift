@@ -61,7 +61,7 @@ extension ReceiptReducer {
             id: message.id, sender: sender, system: message.kind == .system, silent: message.silent)
         if let slot = channels[ci].currentSlot(of: sender) {
             let time = times.encode(message.createdAt)
-            channels[ci].setRead(slot: slot, to: position, time: time, users, flags: userFlags[Int(sender)])
+            channels[ci].setRead(slot: slot, to: position, time: time, flags: userFlags[Int(sender)])
             channels[ci].setDelivered(slot: slot, to: position, time: time, flags: userFlags[Int(sender)])
         }
         let data = input.data?.serialized() ?? Self.messageNewData(cid: cid, message: message)
@@ -143,7 +143,7 @@ extension ReceiptReducer {
     {
         let record = channels[ci].members[Int(slot)]
         guard position > record.readPosition else { return [] }
-        channels[ci].setRead(slot: slot, to: position, time: time, users, flags: userFlags[Int(user)])
+        channels[ci].setRead(slot: slot, to: position, time: time, flags: userFlags[Int(user)])
         if position > record.deliveredPosition {
             channels[ci].setDelivered(slot: slot, to: position, time: time, flags: userFlags[Int(user)])
         }
@@ -164,7 +164,7 @@ extension ReceiptReducer {
         let newPosition = target.position - 1
         guard newPosition < channels[target.ci].members[Int(target.slot)].readPosition else { return [] }
         channels[target.ci].setRead(
-            slot: target.slot, to: newPosition, time: timeCode(nil, input), users, flags: userFlags[Int(target.user)])
+            slot: target.slot, to: newPosition, time: timeCode(nil, input), flags: userFlags[Int(target.user)])
         return [markUnreadEvent(target.ci, target.slot, target.user, firstUnread: target.position)]
     }
 }

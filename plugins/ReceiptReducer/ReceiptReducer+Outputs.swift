@@ -1,6 +1,6 @@
 import EventBus
 
-/// The egress and diagnostic events (SPEC.md "Egress events", rule 5), written as bytes.
+/// The egress and diagnostic events (docs/events.md "Egress events", rule 5), written as bytes.
 extension ReceiptReducer {
     /// Counts a rejection and returns its `receipt.rejected` event:
     /// data `{seq, type, cid, user_id?, message_id?, reason}`, subject the cid.

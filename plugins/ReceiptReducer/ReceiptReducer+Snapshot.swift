@@ -8,12 +8,18 @@ import EventBus
 /// flags) and its member records (user, read and delivered positions, whether
 /// a member now, read and delivered times). Version 2 appends the privacy
 /// settings: a flags byte per user, then the channel types with something
-/// off (name, flags byte), sorted by name. Version 1 still loads (no
-/// settings: everything shared). Only the primary state is stored; the count
-/// structures are rebuilt on load in O(n log n).
+/// off (name, flags byte), sorted by name. Version 3 adds to each member
+/// record, after its times, its read stamp (``MemberState/readStamp``: the
+/// order of the readers by recency). Versions 1 and 2 still load: without
+/// settings (version 1) everything is shared; without stamps the readers'
+/// order is rebuilt from what they hold — each channel's records sorted by
+/// read time, then by user id descending, take stamps 0, 1, 2, …, so equal
+/// times list by user id. A channel's next stamp is one past its largest
+/// (the latest stamp given is always still held). Only the primary state is
+/// stored; the count structures are rebuilt on load in O(n log n).
 extension ReceiptReducer {
     static let snapshotMagic: [UInt8] = [0x52, 0x52, 0x53]  // "RRS"
-    static let snapshotVersion: UInt8 = 2
+    static let snapshotVersion: UInt8 = 3
 
     /// Encodes the whole state.
     public func encodeSnapshot() -> [UInt8] {
@@ -42,6 +48,7 @@ extension ReceiptReducer {
                 w.bytes.append(record.isMember ? 1 : 0)
                 w.int(record.readTime)
                 w.int(record.deliveredTime)
+                w.uint(UInt64(record.readStamp))
             }
         }
         w.uint(UInt64(userFlags.count))
@@ -66,7 +73,7 @@ extension ReceiptReducer {
             throw SnapshotError("not a receipt reducer snapshot")
         }
         let version = snapshot[3]
-        guard version == 1 || version == Self.snapshotVersion else {
+        guard (1...Self.snapshotVersion).contains(version) else {
             throw SnapshotError("unknown snapshot version \(version)")
         }
         r.offset = 4
@@ -85,7 +92,7 @@ extension ReceiptReducer {
             let cid = try r.string("cid")
             guard channelIndex[cid] == nil else { throw SnapshotError("duplicate channel \(cid)") }
             channelIndex[cid] = Int32(channels.count)
-            channels.append(try Self.decodeChannel(cid, &r, users))
+            channels.append(try Self.decodeChannel(cid, &r, users, version: version))
             let ci = Int32(channels.count - 1)
             for record in channels[Int(ci)].members where record.isMember {
                 userChannels[Int(record.user)].append(ci)
@@ -127,7 +134,7 @@ extension ReceiptReducer {
         }
     }
 
-    private static func decodeChannel(_ cid: String, _ r: inout SnapshotReader, _ users: [String])
+    private static func decodeChannel(_ cid: String, _ r: inout SnapshotReader, _ users: [String], version: UInt8)
         throws(SnapshotError) -> ChannelState
     {
         var channel = ChannelState(cid: cid)
@@ -155,7 +162,7 @@ extension ReceiptReducer {
         channel.countable = Fenwick(flags)
         var readCounts = [Int32](repeating: 0, count: messageCount + 1)
         var deliveredCounts = readCounts
-        var entries: [ReaderList.Entry] = []
+        var current: [Int32] = []
         for _ in 0..<(try r.count("members")) {
             let user = try r.uint()
             let read = try r.int()
@@ -163,29 +170,50 @@ extension ReceiptReducer {
             let isMember = try r.byte()
             let readTime = try r.int()
             let deliveredTime = try r.int()
+            let stamp = version >= 3 ? try r.uint() : 0
             guard user < UInt64(users.count), (-1..<Int64(messageCount)).contains(read),
-                (read..<Int64(messageCount)).contains(delivered) || delivered == read, isMember <= 1
+                (read..<Int64(messageCount)).contains(delivered) || delivered == read, isMember <= 1,
+                stamp < UInt64(Int64.max)
             else { throw SnapshotError("\(cid): bad member record") }
             let record = MemberState(
                 user: UInt32(user), readPosition: Int32(read), deliveredPosition: Int32(delivered),
-                isMember: isMember == 1, readTime: readTime, deliveredTime: deliveredTime)
+                isMember: isMember == 1, readTime: readTime, deliveredTime: deliveredTime, readStamp: Int64(stamp))
             guard channel.slots[record.user] == nil else { throw SnapshotError("\(cid): duplicate member") }
             channel.slots[record.user] = Int32(channel.members.count)
-            channel.members.append(record)
             if record.isMember {
                 channel.memberCount += 1
                 readCounts[Int(read) + 1] += 1
                 deliveredCounts[Int(delivered) + 1] += 1
-                entries.append(ReaderList.Entry(position: record.readPosition, user: record.user))
+                current.append(Int32(channel.members.count))
             }
+            channel.members.append(record)
         }
         channel.reads = Fenwick(readCounts)
         channel.delivered = Fenwick(deliveredCounts)
-        entries.sort { a, b in
-            a.position != b.position ? a.position > b.position : users[Int(a.user)] < users[Int(b.user)]
+        if version < 3 { restamp(&channel.members, users) }
+        // Every record's stamp, sorted: unique, and the next one is past the largest.
+        let stamps = channel.members.map(\.readStamp).sorted()
+        for i in stamps.indices.dropFirst() where stamps[i] == stamps[i - 1] {
+            throw SnapshotError("\(cid): read stamp \(stamps[i]) twice")
         }
-        channel.readers = ReaderList(sorted: entries)
-        channel.memberOrder = MemberOrder(sorted: entries.map(\.user).sorted { users[Int($0)] < users[Int($1)] })
+        channel.nextReadStamp = (stamps.last ?? -1) + 1
+        let members = channel.members
+        current.sort { ReaderList.older(ReaderList.key($0, members), ReaderList.key($1, members)) }
+        channel.readers = ReaderList(sorted: current)
+        channel.memberOrder = MemberOrder(
+            sorted: current.map { members[Int($0)].user }.sorted { users[Int($0)] < users[Int($1)] })
         return channel
+    }
+
+    /// Read stamps for records from a snapshot without them (versions 1 and
+    /// 2): 0, 1, 2, … in the order of read time, then user id descending, so
+    /// that readers with equal times list by user id.
+    private static func restamp(_ members: inout [MemberState], _ users: [String]) {
+        let order = members.indices.sorted { a, b in
+            let x = members[a]
+            let y = members[b]
+            return x.readTime != y.readTime ? x.readTime < y.readTime : users[Int(x.user)] > users[Int(y.user)]
+        }
+        for (stamp, slot) in order.enumerated() { members[slot].readStamp = Int64(stamp) }
     }
 }

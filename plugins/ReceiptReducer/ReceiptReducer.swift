@@ -1,22 +1,24 @@
 import EventBus
 
 /// The receipt reducer: a pure, deterministic fold over ingress events
-/// (SPEC.md "Receipt semantics") that emits the egress events and answers the
+/// (docs/events.md "The receipt rules in plain words") that emits the egress events and answers the
 /// `receipts` queries.
 ///
 /// Counts come from structure, never from scans (DESIGN.md principle 6): per
 /// channel, a Fenwick tree over countable messages and per-sender sorted
 /// positions give `unread_messages` in O(log n); Fenwick trees over members'
 /// read and delivered positions give read and delivered counts for any message
-/// in O(log n); a chunked sorted list pages through readers in O(log n + page),
-/// another pages through members by user id (`channel_state`) in O(log n + page).
+/// in O(log n); a chunked list of members by read recency pages through
+/// readers newest first, walking from the newest and skipping non-readers
+/// (``ReaderList``; O(log n + walked), O(n) at worst), a chunked sorted list
+/// pages through members by user id (`channel_state`) in O(log n + page).
 /// A user's `total_unread_count` and `unread_channels` are summed over their
 /// channels when needed, O(channels × log n), so a `message.new` costs
 /// O(log n) whatever the member count.
 ///
 /// A value type: copies are cheap until written (copy-on-write arrays).
 ///
-/// Where SPEC.md leaves a choice, the reducer decides:
+/// Where the contract leaves a choice, the reducer decides:
 /// - Rejection precedence: `unknown_channel` > `not_member` > `unknown_message`
 ///   > `own_message`. `own_message` applies to `notification.mark_unread` only;
 ///   a read or delivered ack for one's own message is an ordinary ack (usually
@@ -34,15 +36,18 @@ import EventBus
 ///   A member who has read nothing has `last_read` and `last_read_message_id`
 ///   null; after `mark_unread` from the first message, `last_read_message_id` is
 ///   null and `last_read` is the unread time.
-/// - `message_receipts` readers are ordered by read watermark, furthest first,
-///   then by user id; the cursor names the last reader returned.
+/// - `message_receipts` readers are ordered newest first: by `last_read` (the
+///   time their read watermark last moved — a read, a mark read or unread,
+///   sending a message, joining), equal times by the order the reducer applied
+///   those moves, later first (a per-channel read stamp). The cursor names the
+///   last reader returned by (time, stamp).
 /// - `channel_state` is paged so that a reply fits the PUB batch limit for any
 ///   channel size: `page_size` 1–1000 (default 1000) members sorted by user id,
 ///   from after `cursor`; the opaque cursor is `u:<user_id>` of the last member
 ///   returned, `next_cursor` null after the last page. A member joining or
 ///   leaving between pages moves nobody else: no one present throughout is
 ///   skipped or repeated. `hidden_member_count` counts the members the view
-///   hides on the whole channel (SPEC.md: "the members with anything hidden"),
+///   hides on the whole channel (docs/events.md: "the members with anything hidden"),
 ///   so it is the same on every page; each view covers the same page.
 /// - Deletions emit only `message.deleted` to the channel; affected users'
 ///   counts are exact on their next notification or query.

@@ -1,5 +1,5 @@
 /// Why an ack (or a `message.new`, or a membership change) could not apply
-/// (SPEC.md rule 5), in order of precedence: the first that holds is reported.
+/// (docs/events.md rule 5), in order of precedence: the first that holds is reported.
 public enum RejectionReason: String, Sendable, CaseIterable, Error {
     /// The channel was never created.
     case unknownChannel = "unknown_channel"

@@ -5,8 +5,9 @@
 ///   deleted) and, per sender, the sorted positions of their countable messages.
 /// - Members: records by slot, a user → slot map, Fenwick trees counting current
 ///   members by read and by delivered position (element `p + 1` for position
-///   `p`, element 0 for "none"), the readers' order and the members' order by
-///   user id (``MemberOrder``, for `channel_state` pages).
+///   `p`, element 0 for "none"), the readers' order by recency (``ReaderList``,
+///   for `message_receipts` pages) and the members' order by user id
+///   (``MemberOrder``, for `channel_state` pages).
 struct ChannelState: Sendable {
     /// Flag bits in ``messageInfo``; the low 29 bits are the sender.
     static let systemBit: UInt32 = 1 << 29
@@ -36,8 +37,10 @@ struct ChannelState: Sendable {
     var reads = Fenwick([0])
     /// Current members by delivered position (element `p + 1`).
     var delivered = Fenwick([0])
-    /// Current members, furthest read first.
+    /// Current members' slots by read recency (the newest last).
     var readers = ReaderList()
+    /// The read stamp the next read watermark move takes (``MemberState/readStamp``).
+    var nextReadStamp: Int64 = 0
     /// Current members, by user id.
     var memberOrder = MemberOrder()
     /// Read positions of the current members whose read receipts are off, sorted.
@@ -154,16 +157,16 @@ struct ChannelState: Sendable {
         return true
     }
 
-    /// Counts a current member's watermarks in the structures (`delta` +1) or stops counting them (-1).
-    private mutating func count(_ record: MemberState, _ delta: Int32, _ users: [String], _ flags: PrivacyFlags) {
+    /// Counts the member in `slot` in the structures (`delta` +1) or stops counting them (-1).
+    private mutating func count(slot: Int32, _ delta: Int32, _ users: [String], _ flags: PrivacyFlags) {
+        let record = members[Int(slot)]
         reads.add(Int(record.readPosition) + 1, delta)
         delivered.add(Int(record.deliveredPosition) + 1, delta)
-        let entry = ReaderList.Entry(position: record.readPosition, user: record.user)
         if delta > 0 {
-            readers.insert(entry, users)
+            readers.insert(slot, members)
             memberOrder.insert(record.user, users)
         } else {
-            readers.remove(entry, users)
+            readers.remove(slot, members)
             memberOrder.remove(record.user, users)
         }
         countHidden(record, delta, flags)
@@ -190,52 +193,60 @@ struct ChannelState: Sendable {
         countHidden(record, 1, new)
     }
 
-    /// Makes `user` a member: a returning member keeps their watermarks, a new
-    /// one starts at the latest message at `time`. Returns `false` if already a member.
+    /// Makes `user` a member: a returning member keeps their watermarks (and
+    /// their place by read recency), a new one starts at the latest message at
+    /// `time`, with the next read stamp. Returns `false` if already a member.
     mutating func addMember(_ user: UInt32, time: Int64, _ users: [String], flags: PrivacyFlags) -> Bool {
         if let slot = slots[user] {
             guard !members[Int(slot)].isMember else { return false }
             members[Int(slot)].isMember = true
             memberCount += 1
-            count(members[Int(slot)], 1, users, flags)
+            count(slot: slot, 1, users, flags)
             return true
         }
         let start = latest
         let startTime = start >= 0 ? time : TimeTable.none
         let record = MemberState(
             user: user, readPosition: start, deliveredPosition: start, isMember: true, readTime: startTime,
-            deliveredTime: startTime)
-        slots[user] = Int32(members.count)
+            deliveredTime: startTime, readStamp: nextReadStamp)
+        nextReadStamp += 1
+        let slot = Int32(members.count)
+        slots[user] = slot
         members.append(record)
         memberCount += 1
-        count(record, 1, users, flags)
+        count(slot: slot, 1, users, flags)
         return true
     }
 
     /// Stops counting `user`, keeping their record. Returns `false` if not a member.
     mutating func removeMember(_ user: UInt32, _ users: [String], flags: PrivacyFlags) -> Bool {
         guard let slot = slots[user], members[Int(slot)].isMember else { return false }
-        count(members[Int(slot)], -1, users, flags)
+        count(slot: slot, -1, users, flags)
         members[Int(slot)].isMember = false
         memberCount -= 1
         return true
     }
 
-    /// Sets a current member's read watermark (either direction).
-    mutating func setRead(slot: Int32, to position: Int32, time: Int64, _ users: [String], flags: PrivacyFlags) {
+    /// Sets a current member's read watermark (either direction) with the
+    /// next read stamp, and moves them to their new place by read recency.
+    mutating func setRead(slot: Int32, to position: Int32, time: Int64, flags: PrivacyFlags) {
         let old = members[Int(slot)]
-        if old.isMember && old.readPosition != position {
-            if flags.contains(.readOff) {
-                Self.update(&hiddenReads, old.readPosition, -1)
-                Self.update(&hiddenReads, position, 1)
+        if old.isMember {
+            if old.readPosition != position {
+                if flags.contains(.readOff) {
+                    Self.update(&hiddenReads, old.readPosition, -1)
+                    Self.update(&hiddenReads, position, 1)
+                }
+                reads.add(Int(old.readPosition) + 1, -1)
+                reads.add(Int(position) + 1, 1)
             }
-            reads.add(Int(old.readPosition) + 1, -1)
-            reads.add(Int(position) + 1, 1)
-            readers.remove(ReaderList.Entry(position: old.readPosition, user: old.user), users)
-            readers.insert(ReaderList.Entry(position: position, user: old.user), users)
+            readers.remove(slot, members)  // at the old key, before the record changes
         }
         members[Int(slot)].readPosition = position
         members[Int(slot)].readTime = time
+        members[Int(slot)].readStamp = nextReadStamp
+        nextReadStamp += 1
+        if old.isMember { readers.insert(slot, members) }
     }
 
     /// Sets a current member's delivered watermark.

@@ -1,6 +1,6 @@
 /// One (channel, user) record: watermarks as message positions, times as codes.
 ///
-/// 32 bytes. Positions are indices in the channel's message sequence, -1 for
+/// 40 bytes. Positions are indices in the channel's message sequence, -1 for
 /// "before the first message"; times are ``TimeTable`` codes.
 struct MemberState: Sendable, Equatable {
     /// The interned user.
@@ -15,4 +15,8 @@ struct MemberState: Sendable, Equatable {
     var readTime: Int64
     /// When the delivered watermark last moved.
     var deliveredTime: Int64
+    /// The channel's read stamp of the read watermark's last move (or of the
+    /// join that set it): unique in the channel, increasing in the order the
+    /// reducer applied the moves. Orders readers whose ``readTime`` is equal.
+    var readStamp: Int64
 }

@@ -1,4 +1,4 @@
-/// Which receipts a user, or a channel type, withholds (SPEC.md "Privacy filters").
+/// Which receipts a user, or a channel type, withholds (docs/privacy.md).
 ///
 /// The empty set is the default: everything shared.
 struct PrivacyFlags: OptionSet, Sendable, Hashable {
