@@ -64,8 +64,8 @@ def test_roles_and_the_stream_over_curve(secure_broker, context):
     assert refused[1] == b"ERR" and refused[3] == b"forbidden"
     refused = call(watcher, "PUB", "c3", "in", read_ack("eve", "m1"))
     assert refused[3] == b"forbidden" and b"PUB" in refused[4]
-    assert call(watcher, "CONSUME", "c4", "w-out", "earliest", "10", "out/")[1] == b"OK"
-    assert call(watcher, "CONSUME", "c5", "w-in", "earliest", "10", "in/")[3] == b"forbidden"
+    assert call(watcher, "CONSUME", "c4", "watcher.out", "earliest", "10", "out/")[1] == b"OK"
+    assert call(watcher, "CONSUME", "c5", "watcher.in", "earliest", "10", "in/")[3] == b"forbidden"
 
     # The stream: the subscriber's empty prefix is narrowed to diag/ and out/.
     sub = curve_socket(context, zmq.SUB, secure_broker.keys["watcher"], server, secure_broker.stream)
