@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
+        .library(name: "EventBusCore", targets: ["EventBusCore"]),
         .library(name: "EventBus", targets: ["EventBus"]),
         .library(name: "EventBusBroker", targets: ["EventBusBroker"]),
         .library(name: "EventBusPlugin", targets: ["EventBusPlugin"]),
@@ -42,11 +43,18 @@ let package = Package(
         .target(name: "CCRC32C"),
         .target(name: "CPrefetch"),
         .target(name: "CSpawn"),
+        // Events, JSON, wire formats, validation and the plugin API: no sockets, no libzmq.
+        .target(
+            name: "EventBusCore",
+            dependencies: ["CCRC32C"],
+            swiftSettings: strict
+        ),
+        // The protocol client (ZeroMQ); re-exports EventBusCore.
         .target(
             name: "EventBus",
             dependencies: [
+                "EventBusCore",
                 "ZeroMQ",
-                "CCRC32C",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -75,6 +83,7 @@ let package = Package(
         .target(
             name: "EventBusPlugin",
             dependencies: [
+                "EventBusCore",
                 "EventBus",
                 "ZeroMQ",
                 .product(name: "Logging", package: "swift-log"),
@@ -121,7 +130,7 @@ let package = Package(
             dependencies: ["CLibFuzzer", "EventBusFuzzing"],
             swiftSettings: strict
         ),
-        .target(name: "ReceiptReducer", dependencies: ["EventBus"], path: "plugins/ReceiptReducer", swiftSettings: strict),
+        .target(name: "ReceiptReducer", dependencies: ["EventBusCore"], path: "plugins/ReceiptReducer", swiftSettings: strict),
         .executableTarget(
             name: "receipt-reducer",
             dependencies: ["EventBus", "EventBusPlugin", "ReceiptReducer"],
@@ -131,7 +140,7 @@ let package = Package(
         .target(
             name: "PrivacyFilter",
             dependencies: [
-                "EventBus", "EventBusPlugin",
+                "EventBusCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
@@ -231,13 +240,13 @@ let package = Package(
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: strict),
         .testTarget(name: "EventBusMetricsTests", dependencies: ["EventBusMetrics", .product(name: "Prometheus", package: "swift-prometheus")], swiftSettings: strict),
-        .testTarget(name: "EventBusTests", dependencies: ["EventBus", "EventBusFuzzing"], swiftSettings: strict),
+        .testTarget(name: "EventBusTests", dependencies: ["EventBusCore", "EventBus", "EventBusFuzzing"], swiftSettings: strict),
         .testTarget(
             name: "EventBusBrokerTests",
             dependencies: ["EventBusBroker", "EventBus", "ZeroMQ"],
             swiftSettings: strict
         ),
-        .testTarget(name: "ReceiptReducerTests", dependencies: ["ReceiptReducer", "EventBus"], swiftSettings: strict),
+        .testTarget(name: "ReceiptReducerTests", dependencies: ["ReceiptReducer", "EventBusCore"], swiftSettings: strict),
         .testTarget(
             name: "PrivacyFilterTests",
             dependencies: ["PrivacyFilter", "ReceiptReducer", "EventBusPlugin", "EventBusBroker", "EventBus", "ZeroMQ"],

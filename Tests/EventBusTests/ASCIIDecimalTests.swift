@@ -1,6 +1,7 @@
 import Testing
 
 @testable import EventBus
+@testable import EventBusCore
 
 /// SEQs in ASCII decimal: what is written reads back, and only 1 to 20 digits that fit a UInt64 read at all.
 @Suite struct ASCIIDecimalTests {

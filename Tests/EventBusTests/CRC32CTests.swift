@@ -1,6 +1,7 @@
 import Testing
 
 @testable import EventBus
+@testable import EventBusCore
 
 @Suite("CRC32C")
 struct CRC32CTests {

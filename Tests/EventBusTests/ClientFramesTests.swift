@@ -1,5 +1,6 @@
 import Testing
 @testable import EventBus
+@testable import EventBusCore
 
 @Suite struct ClientFramesTests {
     func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }

@@ -1,5 +1,6 @@
 import Testing
 @testable import EventBus
+@testable import EventBusCore
 
 /// The client's bookkeeping, driven with no socket: waiters are Ints, sinks are Strings.
 @Suite struct ClientStateTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import EventBus
+@testable import EventBusCore
 
 /// The EVTS BATCH frame: `SEQ TOPICLEN EVENTLEN\n TOPIC EVENT`, again and again.
 @Suite struct DeliveryBatchTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import EventBus
+@testable import EventBusCore
 
 /// `envelopeSpans`, the broker's string-free path, vouches only for events the
 /// string path accepts, and its ranges hold exactly the attributes that path reads.

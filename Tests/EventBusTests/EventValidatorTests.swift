@@ -1,5 +1,6 @@
 import Testing
 @testable import EventBus
+@testable import EventBusCore
 
 /// Builds an event's JSON text from an envelope override and a `data` text.
 private func event(

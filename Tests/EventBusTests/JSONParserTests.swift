@@ -1,5 +1,6 @@
 import Testing
 @testable import EventBus
+@testable import EventBusCore
 
 private func parse(_ text: String) throws(JSONError) -> JSONValue {
     try JSONParser.parse(Array(text.utf8))

@@ -1,5 +1,6 @@
 import Testing
 @testable import EventBus
+@testable import EventBusCore
 
 /// The scan of a top-level member's object in the same pass (`scan(_:members:nested:of:)`) against
 /// two scans: the top level as `scan(_:members:)` finds it, and that member's value scanned on its own.

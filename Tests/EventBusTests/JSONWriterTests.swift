@@ -1,5 +1,6 @@
 import Testing
 @testable import EventBus
+@testable import EventBusCore
 
 private func text(_ writer: JSONWriter) -> String {
     String(decoding: writer.bytes, as: UTF8.self)

@@ -1,5 +1,6 @@
 import Testing
 @testable import EventBus
+@testable import EventBusCore
 
 /// Issue 15, hole 2: stage `in` refuses the bus's own sources (`/eventbus`, `/eventbus/…`) on
 /// every path the broker may take (one scan into spans, the ingress scan, the parser), so that

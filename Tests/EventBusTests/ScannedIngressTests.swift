@@ -1,6 +1,7 @@
 import Testing
 
 @testable import EventBus
+@testable import EventBusCore
 
 /// `scannedIngress`, the plugins' string-light read of acks and membership, answers exactly as the
 /// full path does whenever it answers.

@@ -1,4 +1,4 @@
-import EventBus
+import EventBusCore
 import ReceiptReducer
 
 /// Generates random but plausible ingress sequences: a few channels (one

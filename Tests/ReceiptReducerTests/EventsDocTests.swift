@@ -1,4 +1,4 @@
-import EventBus
+import EventBusCore
 import Foundation
 import ReceiptReducer
 import Testing

@@ -1,4 +1,4 @@
-import EventBus
+import EventBusCore
 import ReceiptReducer
 
 /// The receipt semantics done the obvious way: arrays, loops, no

@@ -1,4 +1,4 @@
-import EventBus
+import EventBusCore
 import ReceiptReducer
 
 /// A reducer driven by a test, one event at a time, with consecutive SEQs and times.

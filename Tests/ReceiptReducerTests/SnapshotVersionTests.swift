@@ -1,4 +1,4 @@
-import EventBus
+import EventBusCore
 import Testing
 
 @testable import ReceiptReducer

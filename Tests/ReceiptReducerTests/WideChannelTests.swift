@@ -1,4 +1,4 @@
-import EventBus
+import EventBusCore
 import ReceiptReducer
 import Testing
 

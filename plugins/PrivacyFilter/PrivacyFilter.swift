@@ -1,6 +1,5 @@
 import CoreMetrics
-import EventBus
-import EventBusPlugin
+import EventBusCore
 import Logging
 
 /// A privacy filter plugin (`read-privacy` or `delivery-privacy`), placed after

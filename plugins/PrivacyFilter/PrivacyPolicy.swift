@@ -1,4 +1,4 @@
-import EventBus
+import EventBusCore
 
 /// What a privacy filter withholds: read receipts or delivery receipts (SPEC.md "Privacy filters").
 public enum PrivacyPolicy: String, Sendable, CaseIterable {

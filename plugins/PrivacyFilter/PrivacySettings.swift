@@ -1,5 +1,4 @@
-import EventBus
-import EventBusPlugin
+import EventBusCore
 
 /// A privacy filter's durable state: every user's and channel type's receipt
 /// settings, as of the last event applied, and the suppressions so far.

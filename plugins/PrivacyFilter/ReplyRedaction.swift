@@ -1,4 +1,4 @@
-import EventBus
+import EventBusCore
 
 /// Picks a reply's redacted view (SPEC.md "Privacy filters", queries).
 ///

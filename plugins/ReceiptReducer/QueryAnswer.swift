@@ -1,4 +1,4 @@
-import EventBus
+import EventBusCore
 
 /// A `receipts` reply as the reducer prepares it for the privacy filters after it.
 ///

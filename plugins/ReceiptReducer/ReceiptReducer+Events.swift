@@ -1,4 +1,4 @@
-import EventBus
+import EventBusCore
 
 extension ReceiptReducer {
     // MARK: Membership

@@ -1,4 +1,4 @@
-import EventBus
+import EventBusCore
 
 /// The egress and diagnostic events (docs/events.md "Egress events", rule 5), written as bytes.
 extension ReceiptReducer {

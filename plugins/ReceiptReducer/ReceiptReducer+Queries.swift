@@ -1,4 +1,4 @@
-import EventBus
+import EventBusCore
 
 /// The `receipts` service's methods (docs/events.md "Queries"). The full reply hides
 /// nothing: every field is present and `hidden_member_count` is 0. Next to it

@@ -1,4 +1,4 @@
-import EventBus
+import EventBusCore
 
 /// The reducer's state as compact, versioned bytes.
 ///

@@ -1,4 +1,4 @@
-import EventBus
+import EventBusCore
 
 /// The receipt reducer: a pure, deterministic fold over ingress events
 /// (docs/events.md "The receipt rules in plain words") that emits the egress events and answers the

@@ -1,4 +1,4 @@
-import EventBus
+import EventBusCore
 
 /// One input event for the fold: the log SEQ, the envelope time (may be `nil`) and the typed payload.
 public struct ReducerInput: Sendable {

@@ -1,4 +1,3 @@
-import EventBus
 
 /// What a plugin sends on for the event it is handling.
 ///
@@ -21,7 +20,7 @@ public struct PluginOutput: Sendable {
     private(set) var seq: UInt64 = 0
     private var emitted = 0
     /// Events for the output stage, in order, as the runtime publishes them.
-    private(set) var outgoing: [OutgoingEvent] = []
+    package private(set) var outgoing: [OutgoingEvent] = []
     /// Events for `diag`, in order.
     public private(set) var diagnostics: [[UInt8]] = []
 
@@ -43,12 +42,12 @@ public struct PluginOutput: Sendable {
         sourceMember = [UInt8(ascii: "\""), UInt8(ascii: ",")] + member.bytes.dropFirst()
     }
 
-    mutating func begin(_ seq: UInt64) {
+    package mutating func begin(_ seq: UInt64) {
         self.seq = seq
         emitted = 0
     }
 
-    mutating func removeAll() {
+    package mutating func removeAll() {
         outgoing.removeAll(keepingCapacity: true)
         diagnostics.removeAll(keepingCapacity: true)
     }

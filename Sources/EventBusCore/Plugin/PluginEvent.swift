@@ -1,4 +1,3 @@
-import EventBus
 
 /// One event of the plugin's input stage, exactly as the broker logged it.
 public struct PluginEvent: Sendable {

@@ -1,21 +1,20 @@
-import EventBus
 
 /// One event a plugin publishes: its bytes and, when it passes an input event
 /// on unchanged, that event's SEQ.
-struct OutgoingEvent: Sendable {
+package struct OutgoingEvent: Sendable {
     /// The event as it is appended.
-    let bytes: [UInt8]
+    package let bytes: [UInt8]
     /// The input SEQ of an event passed on unchanged.
-    var passedSeq: UInt64?
+    package var passedSeq: UInt64?
 
-    init(bytes: [UInt8], passedSeq: UInt64? = nil) {
+    package init(bytes: [UInt8], passedSeq: UInt64? = nil) {
         self.bytes = bytes
         self.passedSeq = passedSeq
     }
 
     /// Its EVENT frame: `@SEQ` for an event passed on when the broker forwards
     /// by reference (docs/protocol.md), else the bytes.
-    func frame(byReference: Bool) -> [UInt8] {
+    package func frame(byReference: Bool) -> [UInt8] {
         guard byReference, let seq = passedSeq else { return bytes }
         return [UInt8](unsafeUninitializedCapacity: 21) { buffer, count in
             buffer[0] = UInt8(ascii: "@")

@@ -1,4 +1,3 @@
-import EventBus
 
 /// A `query` event: a REQ the broker turned into an event, for a plugin to answer.
 public struct QueryEvent: Sendable {
