@@ -16,11 +16,11 @@ cleanup() { for p in "${pids[@]:-}"; do kill "$p" 2>/dev/null || true; done; rm 
 trap cleanup EXIT
 [ -n "${KEEP:-}" ] && trap - EXIT
 
-# Raw libzmq, from the shared baseline sources.
+# Raw libzmq: the project's own baseline program (Benchmarks/zmq_baseline.c).
 mkdir -p Benchmarks/bin
-ZMQ_BENCH=Benchmarks/bin/zmq_bench
-if [ ! -x $ZMQ_BENCH ] || [ ../shared/bench/zmq_bench.c -nt $ZMQ_BENCH ]; then
-  gcc -O2 -Wall -o $ZMQ_BENCH ../shared/bench/zmq_bench.c $(pkg-config --cflags --libs libzmq)
+ZMQ_BENCH=Benchmarks/bin/zmq_baseline
+if [ ! -x $ZMQ_BENCH ] || [ Benchmarks/zmq_baseline.c -nt $ZMQ_BENCH ]; then
+  gcc -O2 -Wall -o $ZMQ_BENCH Benchmarks/zmq_baseline.c $(pkg-config --cflags --libs libzmq)
 fi
 # A loopback port nothing listens on now.
 ep() { echo "tcp://127.0.0.1:$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"; }
