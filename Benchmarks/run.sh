@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # `make bench`: our broker's figures beside raw libzmq's, measured in one run on
 # this machine. Each figure is the median of RUNS runs; compare the ratios.
+# Then, once, a realistic chat workload end to end beside a Redis peer (REAL=0 skips
+# it, ONLY=real runs it alone, REAL_COUNT sizes it; docs/performance.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
@@ -8,6 +10,11 @@ RAW_COUNT=${RAW_COUNT:-1000000}
 BUS_COUNT=${BUS_COUNT:-200000}
 GW_CLIENTS=${GW_CLIENTS:-1000}
 GW_EVENTS=${GW_EVENTS:-2000}
+# The realistic workload (Benchmarks/realistic.py), measured once: REAL_COUNT lines of
+# Benchmarks/EventBusBench/Workload.swift's chat mix for seed REAL_SEED; REAL=0 skips it.
+REAL=${REAL:-1}
+REAL_COUNT=${REAL_COUNT:-1000000}
+REAL_SEED=${REAL_SEED:-1}
 BIN=.build/release
 WORK=$(mktemp -d /tmp/eventbus-bench.XXXXXX)
 RESULTS=$WORK/results.txt
@@ -16,11 +23,16 @@ cleanup() { for p in "${pids[@]:-}"; do kill "$p" 2>/dev/null || true; done; rm 
 trap cleanup EXIT
 [ -n "${KEEP:-}" ] && trap - EXIT
 
-# Raw libzmq, from the shared baseline sources.
+scripts/ensure-bench-deps.sh
+# Raw libzmq: the project's own baseline program (Benchmarks/zmq_baseline.c).
 mkdir -p Benchmarks/bin
-ZMQ_BENCH=Benchmarks/bin/zmq_bench
-if [ ! -x $ZMQ_BENCH ] || [ ../shared/bench/zmq_bench.c -nt $ZMQ_BENCH ]; then
-  gcc -O2 -Wall -o $ZMQ_BENCH ../shared/bench/zmq_bench.c $(pkg-config --cflags --libs libzmq)
+ZMQ_BENCH=Benchmarks/bin/zmq_baseline
+if [ ! -x $ZMQ_BENCH ] || [ Benchmarks/zmq_baseline.c -nt $ZMQ_BENCH ]; then
+  gcc -O2 -Wall -o $ZMQ_BENCH Benchmarks/zmq_baseline.c $(pkg-config --cflags --libs libzmq)
+fi
+# The Redis peer's pipelined client (Benchmarks/redis/).
+if [ "$REAL" = 1 ] && { [ ! -x Benchmarks/bin/redis_receipts ] || [ Benchmarks/redis/redis_receipts.c -nt Benchmarks/bin/redis_receipts ]; }; then
+  gcc -O2 -Wall -o Benchmarks/bin/redis_receipts Benchmarks/redis/redis_receipts.c $(pkg-config --cflags --libs hiredis)
 fi
 # A loopback port nothing listens on now.
 ep() { echo "tcp://127.0.0.1:$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"; }
@@ -154,6 +166,7 @@ gateway_fanout() {  # default pipeline + chat-gateway, GW_CLIENTS websockets, GW
   done
 }
 
+if [ "${ONLY:-}" != real ]; then  # ONLY=real: the realistic workload alone
 echo "eventbus benchmarks: $RUNS runs each, medians; raw libzmq measured in the same run" >&2
 for run in $(seq "$RUNS"); do
   echo "run $run/$RUNS" >&2
@@ -175,8 +188,15 @@ RESTART=1 bus_reducer restart_acks receipt-reducer 300000
 MALLOC_MMAP_THRESHOLD_=131072 $BIN/eventbus-reducer-bench | while read -r _ mode rest; do
   for kv in $rest; do echo "${kv%%=*} ${kv#*=}" >> $RESULTS; done
 done
+fi
+if [ "$REAL" = 1 ]; then
+  echo "realistic workload: generating $REAL_COUNT events (seed $REAL_SEED)" >&2
+  $BIN/eventbus-bench workload "$REAL_COUNT" "$REAL_SEED" $WORK/workload.ndjson >&2
+  python3 Benchmarks/realistic.py $BIN $WORK/workload.ndjson $WORK $WORK/realistic.txt
+  rm -f $WORK/workload.ndjson
+fi
 
-python3 - "$RESULTS" <<'PY'
+[ "${ONLY:-}" = real ] || python3 - "$RESULTS" <<'PY'
 import statistics, sys
 values = {}
 for line in open(sys.argv[1]):
@@ -222,3 +242,4 @@ print(f"{'  bus out rate (durable consumer of out), same run':52} {m['gw_out_eve
 print(f"{'  pushed to every one of the websocket clients':52} {m['gw_gateway_events_per_s']:12,.0f}   ({m['gw_frames_per_s']:,.0f} frames/s)")
 print(f"{'restart to live (s) with this many events in the log':52} {m['restart_to_live_s']:12,.2f} {'<= 3':>12}   ({m['restart_events']:,.0f} events)")
 PY
+if [ "$REAL" = 1 ]; then echo; cat $WORK/realistic.txt; fi

@@ -14,6 +14,11 @@
 //       a group chat (1,000 members) then ACKS read acks that each move a
 //       watermark, through the receipt reducer; acks/s until every ack's
 //       `message.read` reached `out`, or, with RATE, ack-to-`out` latency.
+//   eventbus-bench workload COUNT SEED FILE
+//       writes COUNT lines of a realistic chat workload for stage `in` (NDJSON,
+//       setup then traffic; Workload.swift has the mix), the same for a seed.
+//   eventbus-bench drain COMMAND_EP [TIMEOUT_S]
+//       polls STATS until every durable consumer has caught up with the log.
 import EventBus
 import Foundation
 import ZeroMQ
@@ -211,10 +216,14 @@ do {
     case "reducer" where arguments.count >= 6:
         try reducer(endpoint: arguments[2], acks: Int(arguments[3]) ?? 100_000, batch: Int(arguments[4]) ?? 100,
                     window: Int(arguments[5]) ?? 16, rate: arguments.count > 6 ? Int(arguments[6]) : nil)
+    case "workload" where arguments.count >= 5:
+        try workload(count: Int(arguments[2]) ?? 1_000_000, seed: UInt64(arguments[3]) ?? 1, path: arguments[4])
+    case "drain" where arguments.count >= 3:
+        try drain(endpoint: arguments[2], timeout: arguments.count > 3 ? Double(arguments[3]) ?? 600 : 600)
     case "latency" where arguments.count >= 5:
         try latency(endpoint: arguments[2], rate: Int(arguments[3]) ?? 10_000, seconds: Double(arguments[4]) ?? 5)
     default:
-        FileHandle.standardError.write(Data("usage: eventbus-bench throughput EP COUNT BATCH WINDOW [STAGE [PREFIX]] | latency EP RATE SECONDS | reducer EP ACKS BATCH WINDOW [RATE]\n".utf8))
+        FileHandle.standardError.write(Data("usage: eventbus-bench throughput EP COUNT BATCH WINDOW [STAGE [PREFIX]] | latency EP RATE SECONDS | reducer EP ACKS BATCH WINDOW [RATE] | workload COUNT SEED FILE | drain EP [TIMEOUT_S]\n".utf8))
         exit(2)
     }
 } catch {
