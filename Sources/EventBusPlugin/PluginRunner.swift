@@ -38,8 +38,6 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
     private var replies: [[UInt8]: [[UInt8]]] = [:]
     /// Output published and not yet confirmed, by batch.
     private var window = PublishWindow()
-    /// Batches whose output may be unconfirmed at once: handling goes on while the broker commits.
-    private let maxBatchesInFlight = 3
     /// Whether the broker said in HELLO that it forwards by reference (`@SEQ` frames).
     private var forwardsByReference = false
     /// Whether the broker takes a chunk's events in one BATCH frame (`PUBS`).
@@ -78,8 +76,10 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
 
     /// Serves until ``stop()``; throws when the plugin throws or the broker refuses its output.
     ///
-    /// Up to ``maxBatchesInFlight`` batches may await their confirms while the
-    /// next is handled; a batch is ACKed once all of its output is confirmed,
+    /// Batches await their confirms while the next is handled, as many as the
+    /// consumer's credit holds (``PublishWindow/hasRoom(batchSize:credit:)``), so
+    /// that a slower commit gathers more output instead of stalling the plugin;
+    /// a batch is ACKed once all of its output is confirmed,
     /// in order, and the state is committed only when nothing is in flight, so
     /// that a committed SEQ never runs ahead of confirmed output.
     public func run() throws {
@@ -113,7 +113,7 @@ public final class PluginRunner<P: Plugin>: @unchecked Sendable {
                 maxEvents: WireProtocol.maxBatchEvents, maxBytes: WireProtocol.maxBatchBytes - 65_536)
             for place in places { try sendChunk(place) }
             try settle()
-            while window.count >= maxBatchesInFlight { try awaitConfirms() }
+            while !window.hasRoom(batchSize: configuration.batchSize, credit: configuration.credit) { try awaitConfirms() }
         }
         try drainWindow()
         try commitIfDue(force: true)

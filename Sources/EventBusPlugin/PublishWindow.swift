@@ -48,6 +48,18 @@ struct PublishWindow {
 
     var isEmpty: Bool { batches.isEmpty }
     var count: Int { batches.count }
+    /// Input events whose batches await their confirms (not yet ACKed).
+    private(set) var inputs = 0
+
+    /// Whether the next batch, of up to `batchSize` input events, may join the window.
+    ///
+    /// The window is as deep as the consumer's credit (the input events the broker sends
+    /// ahead of the ACK), not a constant count of batches: the slower the broker's commit
+    /// (a slow disk's fsync), the more output each commit covers, instead of the plugin
+    /// stalling with a few batches out. A window with nothing in it always has room.
+    func hasRoom(batchSize: Int, credit: Int) -> Bool {
+        batches.isEmpty || inputs + batchSize <= credit
+    }
 
     /// Splits a batch's output into PUB-sized chunks and adds it; returns the places to send.
     mutating func add(lastSeq: UInt64, inputs: Int, started: ContinuousClock.Instant,
@@ -68,6 +80,7 @@ struct PublishWindow {
         }
         let forwarded = outputs.first?.events.count ?? 0
         let diagnostics = outputs.dropFirst().reduce(0) { $0 + $1.events.count }
+        self.inputs += inputs
         batches.append(Batch(lastSeq: lastSeq, inputs: inputs, forwarded: forwarded, diagnostics: diagnostics,
                              started: started, chunks: chunks, unconfirmed: chunks.count, sentAt: .now))
         let number = firstNumber + batches.count - 1
@@ -104,6 +117,7 @@ struct PublishWindow {
     mutating func removeSettled() -> [Batch] {
         var settled: [Batch] = []
         while let first = batches.first, first.unconfirmed == 0 {
+            inputs -= first.inputs
             settled.append(batches.removeFirst())
             firstNumber += 1
         }

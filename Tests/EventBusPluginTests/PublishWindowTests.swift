@@ -15,6 +15,29 @@ import Testing
         window.confirm(try #require(place))
     }
 
+    /// Issue 14: three batches at most were in flight whatever the disk, so a slow fsync
+    /// halved a plugin's throughput. The window now holds what the credit holds.
+    @Test func theWindowIsAsDeepAsTheCreditNotAConstantNumberOfBatches() throws {
+        var window = PublishWindow()
+        #expect(window.hasRoom(batchSize: 500, credit: 100), "an empty window always takes a batch")
+        var sent: UInt8 = 0
+        for batch in 0..<9 {
+            #expect(window.hasRoom(batchSize: 500, credit: 5_000), "batch \(batch)")
+            for place in window.add(lastSeq: UInt64(500 * (batch + 1)), inputs: 500, started: .now,
+                                    outputs: [("next", Self.events(500))], maxEvents: 1_000, maxBytes: 1 << 20) {
+                window.sent(place, correlation: [sent])
+                sent += 1
+            }
+        }
+        #expect(window.inputs == 4_500)
+        #expect(window.count == 9)
+        #expect(!window.hasRoom(batchSize: 501, credit: 5_000))
+        #expect(window.hasRoom(batchSize: 500, credit: 5_000))
+        try Self.confirm(&window, 0)
+        #expect(window.removeSettled().count == 1)
+        #expect(window.inputs == 4_000)
+    }
+
     @Test func outputIsSplitIntoChunksWithinTheEventAndByteLimits() {
         var window = PublishWindow()
         let places = window.add(lastSeq: 9, inputs: 9, started: .now,
