@@ -84,26 +84,18 @@ struct PublishCommand: AsyncParsableCommand {
 
     /// The events of the NDJSON input and the line number (1-based) of each.
     func readEvents() throws -> ([[UInt8]], [Int]) {
-        let input: Data
+        let input: [UInt8]
         do {
             if let file {
-                input = try Data(contentsOf: URL(fileURLWithPath: file))
+                input = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
             } else {
-                input = FileHandle.standardInput.readDataToEndOfFile()
+                input = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
             }
         } catch {
             throw Output.fail("cannot read \(file ?? "stdin"): \(error.localizedDescription)")
         }
-        var events: [[UInt8]] = []
-        var lines: [Int] = []
-        for (index, raw) in input.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
-            var line = Array(raw)
-            if line.last == 0x0D { line.removeLast() }
-            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            events.append(line)
-            lines.append(index + 1)
-        }
-        return (events, lines)
+        let split = NDJSON.events(in: input)
+        return (split.events, split.lines)
     }
 
     /// A `publishAll` error restated with the input line(s) it is about: the line when the
