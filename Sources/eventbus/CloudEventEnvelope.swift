@@ -11,7 +11,7 @@ struct CloudEventEnvelope {
     var data: String
     var time: Date
 
-    /// The JSON, attributes in the order of PROTOCOL.md's example, strings escaped.
+    /// The JSON, attributes in the order of docs/protocol.md's example ("The envelope"), strings escaped.
     var json: String {
         "{\"specversion\":\"1.0\",\"id\":\(Self.quoted(id)),\"source\":\(Self.quoted(source)),"
             + "\"type\":\(Self.quoted(type)),\"time\":\(Self.quoted(Self.timestamp(time))),"

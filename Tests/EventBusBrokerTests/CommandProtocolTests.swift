@@ -66,7 +66,7 @@ import Testing
         let bus = try TestBroker(); defer { bus.stop() }
         let peer = try bus.peer()
         let first = Events.read(message: "m1")
-        // Without asking: one frame per SEQ, as PROTOCOL.md has it.
+        // Without asking: one frame per SEQ (docs/protocol.md, "PUB").
         #expect(try peer.call("PUB", [Array("in".utf8), first, Events.read(message: "m2")]).values == ["1", "2"])
         let hello = try peer.call("HELLO", [#"{"name":"t","role":"backend","version":"1","compact_ok":true}"#])
         #expect(hello.json["compact_ok"] as? Bool == true)

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import ZeroMQ
 
-/// The privacy filters as real processes under the supervisor (SPEC.md "Privacy filters").
+/// The privacy filters as real processes under the supervisor (docs/privacy.md "Rules").
 @Suite(.serialized) struct PrivacyPipelineTests {
     static let cid = "messaging:general"
 

@@ -4,7 +4,7 @@ import PrivacyFilter
 import ReceiptReducer
 import Testing
 
-/// The privacy rules (SPEC.md "Privacy filters"), one test per rule, over the
+/// The privacy rules (docs/privacy.md "Rules"), one test per rule, over the
 /// reducer and both filters without sockets.
 @Suite struct PrivacyFilterTests {
     static let cid = "messaging:general"

@@ -1,4 +1,4 @@
-"""PROTOCOL.md spoken from Python with pyzmq alone: PUB, CONSUME/ACK, the stream.
+"""docs/protocol.md spoken from Python with pyzmq alone: PUB, CONSUME/ACK, the stream.
 
 Proof that the bus is usable from any language with a ZeroMQ binding.
 """

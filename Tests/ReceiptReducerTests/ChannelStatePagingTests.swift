@@ -110,7 +110,7 @@ import Testing
         #expect(error?.message.hasPrefix(param + ":") == true, "\(error?.message ?? "no error")")
     }
 
-    /// 100,000 members with the longest ids the contract allows, read fields set, and
+    /// 100,000 members with the longest ids docs/events.md allows, read fields set, and
     /// the worst case for size: one member with read receipts off and one with
     /// delivery receipts off, so every page carries three views (a channel of
     /// more than two members has no reciprocity views) that hide almost nothing

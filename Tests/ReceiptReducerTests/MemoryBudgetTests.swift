@@ -2,10 +2,10 @@ import Testing
 
 @testable import ReceiptReducer
 
-/// DESIGN.md memory goals, estimated from the records' layouts: ≤ 100 bytes per
-/// (channel, member) and ≤ 48 bytes per retained message (ids of up to 15
-/// UTF-8 bytes are stored inline in their `String`; longer ones add their bytes
-/// on the heap).
+/// The memory goals (docs/performance.md, "Goals and current figures"),
+/// estimated from the records' layouts: ≤ 100 bytes per (channel, member) and
+/// ≤ 48 bytes per retained message (ids of up to 15 UTF-8 bytes are stored
+/// inline in their `String`; longer ones add their bytes on the heap).
 @Suite struct MemoryBudgetTests {
     /// Bytes per (channel, member): the record, its slot-map entry (dictionary at
     /// ≤ 75 % load), its reader-list slot and member-order entries (chunks ≥ half

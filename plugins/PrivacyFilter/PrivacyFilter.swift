@@ -3,7 +3,7 @@ import EventBusCore
 import Logging
 
 /// A privacy filter plugin (`read-privacy` or `delivery-privacy`), placed after
-/// the reducer (SPEC.md "Privacy filters").
+/// the reducer (docs/privacy.md "Rules").
 ///
 /// It sees every event of its input stage in log order and:
 /// - keeps the settings of `user.updated` and `channel_type.updated` (passing them on);

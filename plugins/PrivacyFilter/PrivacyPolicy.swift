@@ -1,6 +1,6 @@
 import EventBusCore
 
-/// What a privacy filter withholds: read receipts or delivery receipts (SPEC.md "Privacy filters").
+/// What a privacy filter withholds: read receipts or delivery receipts (docs/privacy.md "Rules").
 public enum PrivacyPolicy: String, Sendable, CaseIterable {
     /// `read-privacy`: `message.read` events and read fields of replies.
     case read = "read-privacy"

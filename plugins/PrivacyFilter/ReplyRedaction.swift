@@ -1,6 +1,6 @@
 import EventBusCore
 
-/// Picks a reply's redacted view (SPEC.md "Privacy filters", queries).
+/// Picks a reply's redacted view (docs/privacy.md "How replies are redacted").
 ///
 /// The reducer answers `channel_state` and `message_receipts` with `data`:
 ///

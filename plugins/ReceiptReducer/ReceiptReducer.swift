@@ -4,7 +4,7 @@ import EventBusCore
 /// (docs/events.md "The receipt rules in plain words") that emits the egress events and answers the
 /// `receipts` queries.
 ///
-/// Counts come from structure, never from scans (DESIGN.md principle 6): per
+/// Counts come from structure, never from scans (docs/architecture.md "The receipt reducer"): per
 /// channel, a Fenwick tree over countable messages and per-sender sorted
 /// positions give `unread_messages` in O(log n); Fenwick trees over members'
 /// read and delivered positions give read and delivered counts for any message
@@ -18,7 +18,8 @@ import EventBusCore
 ///
 /// A value type: copies are cheap until written (copy-on-write arrays).
 ///
-/// Where the contract leaves a choice, the reducer decides:
+/// Where the rules leave a choice, the reducer decides (docs/events.md, "The
+/// receipt rules in plain words"):
 /// - Rejection precedence: `unknown_channel` > `not_member` > `unknown_message`
 ///   > `own_message`. `own_message` applies to `notification.mark_unread` only;
 ///   a read or delivered ack for one's own message is an ordinary ack (usually

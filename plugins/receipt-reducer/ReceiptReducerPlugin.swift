@@ -14,7 +14,7 @@ struct ReducerState: PluginState {
 }
 
 /// The `receipt-reducer` plugin: folds the ingress stage into watermarks and
-/// counts, emits the egress events (SPEC.md "Egress events") and answers the
+/// counts, emits the egress events (docs/events.md "Egress events") and answers the
 /// `receipts` service. A `channel_state` or `message_receipts` reply carries
 /// the full result and the redacted views for its viewer (``QueryAnswer``);
 /// the broker returns only the result, so without filters nothing is hidden.

@@ -108,7 +108,7 @@ extension BrokerCore {
     ///
     /// ZeroMQ does not say when a peer leaves, so a set that reaches 10,000 keeps
     /// only the peers of attached consumers; a peer dropped that way gets the
-    /// PROTOCOL.md forms again, which every client of an option must still take.
+    /// base forms again (docs/protocol.md, "Extensions"), which every client of an option must still take.
     /// (`batch` takes effect at the peer's next CONSUME, `compact_ok` at its next PUB.)
     func remember(_ peer: [UInt8], _ on: Bool, in peers: inout Set<[UInt8]>) {
         guard on else {

@@ -140,9 +140,10 @@ extension BrokerCore {
         guard !routing.hasTime && stage == Stage.in else {
             return PendingRecord(topic: routing.topic, source: routing.source, id: routing.id, event: frame)
         }
-        // SPEC.md: a missing `*_at` means the envelope's time, or the broker's
-        // append time if that is missing too. Stamp it once, here, so that every
-        // stage and every replay reads the same time.
+        // A missing `*_at` means the envelope's time, or the broker's append
+        // time if that is missing too (docs/events.md, "The envelope": A missing
+        // time). Stamp it once, here, so that every stage and every replay reads
+        // the same time.
         let time = appendTime ?? Clock.rfc3339(Clock.wallMilliseconds())
         appendTime = time
         let stored = Self.stamping(frame, time: time)

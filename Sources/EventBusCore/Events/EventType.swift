@@ -1,7 +1,7 @@
 /// The event types the bus knows, with their wire names.
 ///
-/// Ingress types are published by backends to stage `in` (SPEC.md, "Ingress
-/// events"); `receipt.rejected` and `receipt.suppressed` are only ever emitted
+/// Ingress types are published by backends to stage `in` (docs/events.md,
+/// "Ingress events"); `receipt.rejected` and `receipt.suppressed` are only ever emitted
 /// by plugins; `query` and `reply` carry requests and their answers through the
 /// pipeline. Events of other (valid) type names may travel the stages after
 /// `in`, so an envelope keeps its type as a string and this enum is a lookup.

@@ -1,4 +1,4 @@
-/// Validates event frames at the broker's door (PROTOCOL.md, "Events"; SPEC.md, "Ingress events").
+/// Validates event frames at the broker's door (docs/protocol.md, "Events"; docs/events.md, "Ingress events").
 ///
 /// At every stage the frame must be UTF-8 JSON (`bad_json`) holding an object
 /// with a valid CloudEvents envelope (`bad_event`). At stage `in` the type

@@ -1,4 +1,4 @@
-/// The identifier and timestamp rules of SPEC.md ("Identifiers", "Ingress events").
+/// The identifier and time rules of docs/events.md ("The envelope": Identifiers, Times).
 ///
 /// Each check is a single pass over the UTF-8 bytes with no allocation.
 public enum Identifier {

@@ -1,4 +1,4 @@
-/// The typed `data` of an ingress event (SPEC.md, "Ingress events"), one case per type.
+/// The typed `data` of an ingress event (docs/events.md, "Ingress events"), one case per type.
 ///
 /// Times are kept as their validated RFC 3339 text; `nil` means the key was
 /// omitted (the event's `time` or the broker's append time applies).

@@ -1,7 +1,7 @@
 /// Stage names: the reserved ones and the rule for the ones plugins get.
 ///
-/// A stage is the first segment of an event's topic (PROTOCOL.md, "Stages and
-/// plugins"). `in`, `out` and `diag` are fixed; every plugin's output stage is
+/// A stage is the first segment of an event's topic (docs/protocol.md, "Topics
+/// and stages"). `in`, `out` and `diag` are fixed; every plugin's output stage is
 /// named after the plugin (or after NAME in `external:NAME`).
 public enum Stage {
     /// The stage backends publish to.

@@ -1,4 +1,4 @@
-/// Event topics: `STAGE/SUBJECT/TYPE` (PROTOCOL.md, "Topics and the stream socket").
+/// Event topics: `STAGE/SUBJECT/TYPE` (docs/protocol.md, "Topics and stages").
 public enum Topic {
     /// The topic bytes of an event with `subject` and `type` at `stage`,
     /// for example `out/messaging:general/message.read`.

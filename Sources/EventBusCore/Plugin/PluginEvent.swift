@@ -74,7 +74,7 @@ public struct PluginEvent: Sendable {
     }
 
     /// Parses and validates the event as an ingress event and returns its typed payload,
-    /// or `nil` for a type outside SPEC.md's ingress catalogue (`query`, `reply`, plugin types).
+    /// or `nil` for a type outside the ingress types of docs/events.md (`query`, `reply`, plugin types).
     public func ingress() throws(EventValidationError) -> (envelope: EventEnvelope, payload: IngressPayload)? {
         guard let known = EventType(rawValue: String(type)), known.isIngress else { return nil }
         let validated = try EventValidator.validate(bytes, stage: Stage.in)
@@ -84,7 +84,7 @@ public struct PluginEvent: Sendable {
 
     /// The typed payload of an ingress event and its envelope's type and time, without the `data` tree:
     /// read by scans for the receipt and membership types (several times faster), by the full parse for
-    /// the others. `nil` for a type outside SPEC.md's ingress catalogue. Use ``ingress()`` when the
+    /// the others. `nil` for a type outside docs/events.md's ingress types. Use ``ingress()`` when the
     /// original `data` is needed (to re-emit it).
     public func ingressPayload() throws(EventValidationError) -> (type: EventType, time: String?, payload: IngressPayload)? {
         guard let known = EventType(rawValue: String(type)), known.isIngress else { return nil }

@@ -18,7 +18,7 @@ public enum WireProtocol {
     public static let maxCredit = 65_536
 
     /// The features a HELLO answer's JSON lists (`batch`, `compact_ok`, `forward`, `pubs`,
-    /// docs/protocol.md): what this broker adds to PROTOCOL.md; none when it lists nothing.
+    /// docs/protocol.md, "Extensions"): what this broker adds to the base protocol; none when it lists nothing.
     public static func helloFeatures(_ info: [UInt8]) -> Set<String> {
         guard let value = try? JSONParser.parse(info), case .array(let features)? = value["features"] else { return [] }
         return Set(features.compactMap(\.stringValue))
