@@ -80,6 +80,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // One bridge from a blocking run loop (broker, supervisor, plugin runner) to swift-service-lifecycle.
+        .target(
+            name: "EventBusService",
+            dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            swiftSettings: strict
+        ),
         .target(
             name: "EventBusPlugin",
             dependencies: [
@@ -91,6 +97,7 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 "EventBusMetrics",
+                "EventBusService",
             ],
             swiftSettings: strict
         ),
@@ -113,6 +120,7 @@ let package = Package(
                 "EventBusBroker",
                 "EventBusSupervisor",
                 "EventBusMetrics",
+                "EventBusService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -254,7 +262,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EventBusPluginTests",
-            dependencies: ["EventBusPlugin", "EventBusBroker", "EventBus", "ZeroMQ"],
+            dependencies: ["EventBusPlugin", "EventBusService", "EventBusBroker", "EventBus", "ZeroMQ"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -70,9 +70,10 @@ public struct PluginConfiguration: Sendable {
                 continue
             }
             guard known.contains(option) else {
-                throw PluginError("unknown option \(option) (known: \(known.union(flags).sorted().joined(separator: " ")))")
+                throw PluginError("unknown option \(option) (known: \(known.union(flags).sorted().joined(separator: " ")))",
+                                  kind: .usage)
             }
-            guard index + 1 < arguments.count else { throw PluginError("\(option) needs a value") }
+            guard index + 1 < arguments.count else { throw PluginError("\(option) needs a value", kind: .usage) }
             values[option] = arguments[index + 1]
             index += 2
         }
@@ -82,18 +83,18 @@ public struct PluginConfiguration: Sendable {
             commandEndpoint: values["--command"] ?? WireProtocol.defaultCommandEndpoint,
             dataDirectory: values["--data-dir"] ?? ".eventbus/plugins/\(name)")
         if let batch = values["--batch"] {
-            guard let value = Int(batch), value >= 1, value <= 10_000 else { throw PluginError("--batch must be 1 to 10000") }
+            guard let value = Int(batch), value >= 1, value <= 10_000 else { throw PluginError("--batch must be 1 to 10000", kind: .usage) }
             configuration.batchSize = value
         }
         if let credit = values["--credit"] {
             guard let value = Int(credit), value >= 1, value <= WireProtocol.maxCredit else {
-                throw PluginError("--credit must be 1 to \(WireProtocol.maxCredit)")
+                throw PluginError("--credit must be 1 to \(WireProtocol.maxCredit)", kind: .usage)
             }
             configuration.credit = value
         }
         configuration.credit = max(configuration.credit, configuration.batchSize)
         configuration.flags = given
-        do { configuration.curve = try CurveClientKeys.fromEnvironment() } catch { throw PluginError(error.description) }
+        do { configuration.curve = try CurveClientKeys.fromEnvironment() } catch { throw PluginError(error.description, kind: .usage) }
         configuration.metricsAddress = values["--metrics"]
         return configuration
     }

@@ -1,34 +1,8 @@
 import EventBusMetrics
 import Foundation
 import Logging
+import EventBusService
 import ServiceLifecycle
-
-/// A ``PluginRunner`` as a ServiceLifecycle `Service`: it runs on its own
-/// thread and stops cleanly (finishing its batch and committing) on graceful shutdown.
-public struct PluginService<P: Plugin>: Service {
-    let runner: PluginRunner<P>
-
-    /// Wraps `runner`.
-    public init(runner: PluginRunner<P>) { self.runner = runner }
-
-    public func run() async throws {
-        let runner = self.runner
-        try await withGracefulShutdownHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                Thread {
-                    do {
-                        try runner.run()
-                        continuation.resume()
-                    } catch {
-                        continuation.resume(throwing: error)
-                    }
-                }.start()
-            }
-        } onGracefulShutdown: {
-            runner.stop()
-        }
-    }
-}
 
 /// The `main` of a plugin executable.
 ///
@@ -87,7 +61,8 @@ public enum PluginMain {
             let plugin = make(configuration)
             let runner = try PluginRunner(plugin: plugin, configuration: configuration, logger: logger)
             let group = ServiceGroup(configuration: .init(
-                services: [.init(service: PluginService(runner: runner), successTerminationBehavior: .gracefullyShutdownGroup)],
+                services: [.init(service: BlockingService(name: "eventbus.plugin.\(configuration.name)", run: { try runner.run() }, stop: { runner.stop() }),
+                                 successTerminationBehavior: .gracefullyShutdownGroup)],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
             try await group.run()
@@ -97,7 +72,7 @@ public enum PluginMain {
             exit(2)
         } catch let error as PluginError {
             logger.critical("plugin failed", metadata: ["error.type": "\(error)"])
-            exit(error.description.hasPrefix("unknown option") || error.description.contains("must be") ? 2 : 1)
+            exit(error.kind == .usage ? 2 : 1)
         } catch {
             logger.critical("plugin failed", metadata: ["error.type": "\(error)"])
             exit(1)

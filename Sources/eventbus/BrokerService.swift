@@ -1,35 +1,12 @@
 import EventBusBroker
 import Foundation
 import Logging
+import EventBusService
 import ServiceLifecycle
 
-/// The broker as a ServiceLifecycle service: `Broker.run()` on a dedicated thread,
-/// `Broker.stop()` on graceful shutdown.
-struct BrokerService: Service {
-    let broker: Broker
-    let logger: Logger
-
-    func run() async throws {
-        let broker = self.broker
-        try await withGracefulShutdownHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let thread = Thread {
-                    do {
-                        try broker.run()
-                        continuation.resume()
-                    } catch {
-                        continuation.resume(throwing: error)
-                    }
-                }
-                thread.name = "eventbus.broker"
-                thread.start()
-            }
-        } onGracefulShutdown: {
-            broker.stop()
-        }
-        logger.info("broker stopped")
-    }
-
+/// Runs the broker under swift-service-lifecycle: `Broker.run()` on its own thread,
+/// `Broker.stop()` on SIGTERM or SIGINT.
+enum BrokerService {
     /// Starts `config`'s broker and runs it until SIGTERM or SIGINT.
     static func serve(config: BrokerConfig, logger: Logger, ready: (Broker) -> Void) async throws {
         let broker: Broker
@@ -41,9 +18,10 @@ struct BrokerService: Service {
         }
         ready(broker)
         let group = ServiceGroup(configuration: .init(
-            services: [.init(service: BrokerService(broker: broker, logger: logger))],
+            services: [.init(service: BlockingService(name: "eventbus.broker", run: { try broker.run() }, stop: { broker.stop() }))],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         try await group.run()
+        logger.info("broker stopped")
     }
 }

@@ -3,6 +3,7 @@ import EventBusBroker
 import EventBusSupervisor
 import Foundation
 import Logging
+import EventBusService
 import ServiceLifecycle
 
 /// `eventbus up`: the broker plus the pipeline's plugin processes, supervised.
@@ -61,34 +62,9 @@ struct UpCommand: AsyncParsableCommand {
         }
         logger.info("stages: \((["in"] + pipeline.names + ["out"]).joined(separator: " -> "))")
         let group = ServiceGroup(configuration: .init(
-            services: [.init(service: SupervisorService(supervisor: supervisor))],
+            services: [.init(service: BlockingService(name: "eventbus.supervisor", run: { try supervisor.run() }, stop: { supervisor.stop() }))],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         try await group.run()
-    }
-}
-
-/// The supervisor as a ServiceLifecycle service: `run()` on a thread, `stop()` on graceful shutdown.
-struct SupervisorService: Service {
-    let supervisor: Supervisor
-
-    func run() async throws {
-        let supervisor = self.supervisor
-        try await withGracefulShutdownHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let thread = Thread {
-                    do {
-                        try supervisor.run()
-                        continuation.resume()
-                    } catch {
-                        continuation.resume(throwing: error)
-                    }
-                }
-                thread.name = "eventbus.supervisor"
-                thread.start()
-            }
-        } onGracefulShutdown: {
-            supervisor.stop()
-        }
     }
 }
