@@ -34,10 +34,15 @@ import ZeroMQ
         var all: [PeerResult] { lock.withLock { results } }
     }
 
-    static func status(of pid: Int32, _ field: String) -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return 0 }
-        return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+    /// A `/proc/PID/status` field in bytes. Required: an unreadable /proc must fail the test,
+    /// not read as 0 bytes (under which every memory bound would pass).
+    static func status(of pid: Int32, _ field: String) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix(field + ":") }, "no \(field) in /proc/\(pid)/status")
+        let kilobytes = try #require(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Int($0) },
+                                     "\(field) is not a number: \(line)")
+        try #require(kilobytes > 0, "\(field) of \(pid) is 0")
+        return kilobytes * 1024
     }
 
     static func validEvent(peer: Int, n: Int) -> [UInt8] {
@@ -180,7 +185,7 @@ import ZeroMQ
         try broker.start(context: context)
         defer { broker.terminate() }
         let pid = try #require(broker.process?.processIdentifier)
-        let before = Self.status(of: pid, "VmRSS")
+        let before = try Self.status(of: pid, "VmRSS")
 
         let results = Results()
         let done = DispatchSemaphore(value: 0)
@@ -198,7 +203,7 @@ import ZeroMQ
 
         // Alive, and serving a well-behaved client.
         #expect(broker.process?.isRunning == true, "the broker died: \(broker.log.suffix(2_000))")
-        let peak = Self.status(of: pid, "VmHWM"), after = Self.status(of: pid, "VmRSS")
+        let peak = try Self.status(of: pid, "VmHWM"), after = try Self.status(of: pid, "VmRSS")
         #expect(peak - before < Self.memoryBound,
                 "broker peak memory \(peak / 1_048_576) MB from \(before / 1_048_576) MB (bound \(Self.memoryBound / 1_048_576) MB)")
         #expect(after - before < Self.memoryBound)

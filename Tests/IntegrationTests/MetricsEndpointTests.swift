@@ -91,11 +91,15 @@ import ZeroMQ
         while delivered < 6, let frames = try peer.receive() {
             if frames[1] == Array("EVT".utf8) { delivered += 1 }
         }
-        // Gauges are refreshed every second.
-        Thread.sleep(forTimeInterval: 1.5)
-
+        // Gauges are refreshed every second: poll until the consumer's lag gauge shows this state.
+        let lagKey = #"eventbus_consumer_lag{consumer="metrics-test"}"#
+        var metrics = try Self.samples(try Self.curl("http://\(address)/metrics"))
+        let deadline = Date().addingTimeInterval(10)
+        while metrics[lagKey] != 7 && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.1)  // a poll interval
+            metrics = try Self.samples(try Self.curl("http://\(address)/metrics"))
+        }
         let stats = try JSONParser.parse(try call("STATS", []).last ?? [])
-        let metrics = try Self.samples(try Self.curl("http://\(address)/metrics"))
         func number(_ value: JSONValue?) -> Double { value?.doubleValue ?? -1 }
 
         #expect(metrics[#"eventbus_events_appended_total{stage="in"}"#] == number(stats["stages"]?["in"]))
@@ -155,8 +159,11 @@ import ZeroMQ
 
         var metrics: [String: Double] = [:]
         let key = #"eventbus_privacy_suppressed_total{policy="read-privacy",reason="user_setting"}"#
+        let inKey = #"eventbus_plugin_events_in_total{plugin="read-privacy"}"#
         let deadline = Date().addingTimeInterval(20)
-        while metrics[key] != 2 && Date() < deadline {
+        // The suppression counts as it is decided, the batch counters once the batch's output
+        // is confirmed: wait for both, not for the first alone.
+        while (metrics[key] != 2 || metrics[inKey] != 4) && Date() < deadline {
             metrics = (try? Self.samples(try Self.curl("http://127.0.0.1:\(port)/metrics"))) ?? [:]
             Thread.sleep(forTimeInterval: 0.1)
         }

@@ -150,17 +150,32 @@ import ZeroMQ
         defer { publisher.close() }
         _ = try pipeline.call(publisher, "PUB", [Array("in".utf8)] + Self.setup)
         #expect(try Self.read(pipeline, "out/", count: 2, consumer: "before").count == 2)
-        // `out` also logs the private settings and membership events (never delivered from it).
-        let logged = try pipeline.stats()["stages"]?["out"]?.int64Value
-        Thread.sleep(forTimeInterval: 0.2)
-        #expect(try pipeline.stats()["stages"]?["out"]?.int64Value == logged)
+        // `out` also logs the private settings and membership events (never delivered from it):
+        // wait until every stage has acknowledged everything, then `out` holds all there is.
+        let caughtUp = try pipeline.waitForStats("the pipeline caught up with the setup") { stats in
+            ["receipt-reducer", "read-privacy", "delivery-privacy"].allSatisfy {
+                SupervisedPipeline.consumer($0, in: stats)?["lag"]?.int64Value == 0
+            }
+        }
+        let logged = try #require(caughtUp["stages"]?["out"]?.int64Value)
+        let reduced = try #require(caughtUp["stages"]?["receipt-reducer"]?.int64Value)
         let pid = try #require(pipeline.supervisor.processIdentifier(of: "read-privacy"))
         kill(pid, SIGKILL)
-        Thread.sleep(forTimeInterval: 0.3)
+        // Down: the supervisor saw the exit (it restarts only after its 4 s backoff).
+        try pipeline.waitForStats("read-privacy's consumer detached", seconds: 10) { _ in
+            pipeline.supervisor.processIdentifier(of: "read-privacy") == nil
+        }
         _ = try pipeline.call(publisher, "PUB", [Array("in".utf8)] + Self.acks)
-        Thread.sleep(forTimeInterval: 1.5)
-        // The filter is still down: nothing of the acks reached `out`.
-        #expect(try pipeline.stats()["stages"]?["out"]?.int64Value == logged)
+        // Positive control: the acks went through the reducer (its stage grew and its consumer
+        // caught up with them) while the filter after it is down ...
+        let applied = try pipeline.waitForStats("the reducer applied the acks") { stats in
+            (stats["stages"]?["receipt-reducer"]?.int64Value ?? 0) > reduced
+                && SupervisedPipeline.consumer("receipt-reducer", in: stats)?["lag"]?.int64Value == 0
+        }
+        // ... and nothing of them had reached `out` then, with the filter down throughout
+        // (still down after that STATS was taken; its backoff is 4 s).
+        #expect(pipeline.supervisor.processIdentifier(of: "read-privacy") == nil, "the filter came back too early for this check")
+        #expect(applied["stages"]?["out"]?.int64Value == logged)
         let out = try Self.read(pipeline, "out/", count: Self.filtered.count, consumer: "after")
         #expect(out.map(\.0) == Self.filtered)
     }

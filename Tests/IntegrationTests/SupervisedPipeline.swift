@@ -49,6 +49,24 @@ final class SupervisedPipeline: @unchecked Sendable {
         }
     }
 
+    /// Polls STATS until `condition` holds, at most `seconds`; the last STATS on success.
+    @discardableResult
+    func waitForStats(_ what: String, seconds: Double = 20, _ condition: (JSONValue) -> Bool) throws -> JSONValue {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            let stats = try stats()
+            if condition(stats) { return stats }
+            guard Date() < deadline else { throw ProcessError("\(what): not within \(seconds) s; STATS \(stats)") }
+            Thread.sleep(forTimeInterval: 0.02)  // a poll interval, not a wait for something to happen
+        }
+    }
+
+    /// The consumer `name` of STATS, if known.
+    static func consumer(_ name: String, in stats: JSONValue) -> JSONValue? {
+        guard case .array(let consumers)? = stats["consumers"] else { return nil }
+        return consumers.first { $0["name"]?.stringValue == name }
+    }
+
     func peer(timeout: Int32 = 20_000) throws -> Socket {
         let socket = try Socket(context: context, type: .dealer)
         try socket.setLinger(0)

@@ -169,8 +169,12 @@ def test_stream_subscriber_gets_out_events_with_binary_seq(broker, context):
     sub.setsockopt(zmq.RCVTIMEO, 5000)
     sub.setsockopt(zmq.SUBSCRIBE, b"out/messaging:general/")
     sub.connect(broker.stream)
-    time.sleep(0.3)  # the subscription travels to the broker
     peer = Peer(context, broker.command)
+    # The subscription travels to the broker: wait until STATS counts it, not for a fixed time.
+    deadline = time.monotonic() + 10
+    while json.loads(peer.call("STATS")[3])["stream_subscriptions"] < 1:
+        assert time.monotonic() < deadline, "the subscription never reached the broker"
+        time.sleep(0.01)
     peer.call("PUB", "in", read_ack("bob", "m1"))
     peer.call("PUB", "out", read_ack("bob", "m1"))
     topic, seq, body = sub.recv_multipart()
