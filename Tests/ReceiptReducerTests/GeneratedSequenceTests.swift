@@ -27,9 +27,19 @@ import Testing
             let actual: Result<[UInt8], QueryError> = Result { () throws(QueryError) -> [UInt8] in
                 try reducer.query(method: method, params: params)
             }
-            if case .success = expected, let answer = try? reducer.answer(method: method, params: params) {
+            if case .success = expected {
+                // Every redacted view is checked: one that throws or does not parse is a failure, not skipped.
+                let answer: QueryAnswer
+                do { answer = try reducer.answer(method: method, params: params) } catch {
+                    return ("\(method) \(params): the answer with views threw \(error)", nil, nil)
+                }
                 var got: [String: JSONValue] = [:]
-                for view in answer.views ?? [] { got[view.key] = (try? JSONParser.parse(view.result)).map { opaque($0) } }
+                for view in answer.views ?? [] {
+                    guard let parsed = try? JSONParser.parse(view.result) else {
+                        return ("\(method) \(params): view \(view.key) does not parse", nil, nil)
+                    }
+                    got[view.key] = opaque(parsed)
+                }
                 let want = model.views(method: method, params: modelParams ?? params).mapValues { opaque($0) }
                 if got != want { return ("\(method) \(params) views:\n  got  \(got)\n  want \(want)", nil, nil) }
             }
