@@ -3,6 +3,7 @@ import EventBus
 import Glibc
 #endif
 import Logging
+import Synchronization
 
 /// The broker's durable append-only log: numbered records in segment files.
 ///
@@ -24,6 +25,10 @@ public final class SegmentLog {
 
     /// A test hook: the next write to a segment writes at most this many bytes, then fails with `ENOSPC`.
     var failNextWriteAfterBytes: Int?
+    /// A test hook: when not 0, the next ``sync()`` writes the buffer out, then fails with
+    /// this `errno` (as `fdatasync` reports `EIO`) instead of syncing. Atomic, so that a test
+    /// may set it while the broker's thread owns the log.
+    let failNextSync = Atomic<Int32>(0)
 
     /// Bytes buffered before `append` writes them out by itself.
     static let flushThreshold = 1 << 20
@@ -46,6 +51,8 @@ public final class SegmentLog {
     /// Bytes read ahead for ``read(seq:)``.
     private let readAhead = ReadAhead()
     private var isClosed = false
+    /// The failed sync after which the log takes no more writes (see ``sync()``).
+    private var syncFailure: LogError?
 
     /// Opens the log in `directory`, creating `<directory>/log/` if missing.
     ///
@@ -228,7 +235,7 @@ public final class SegmentLog {
     /// - Returns: The SEQs given to the batch.
     @discardableResult
     public func append(_ batch: [PendingRecord], timestamp: UInt64) throws(LogError) -> ClosedRange<UInt64> {
-        try checkOpen()
+        try checkWritable()
         guard !batch.isEmpty else { throw LogError(.invalidArgument, "an append needs at least one record") }
         // Records are read where they lie, through pointers: `batch[index]`, `for record in
         // batch` or a buffer's element would copy each (a retain and a release of its four arrays).
@@ -277,7 +284,7 @@ public final class SegmentLog {
     /// On failure the file is cut back to its size before the write and the
     /// records stay buffered, to be written by the next flush.
     public func flush() throws(LogError) {
-        try checkOpen()
+        try checkWritable()
         try writeBuffer()
     }
 
@@ -304,10 +311,31 @@ public final class SegmentLog {
     /// Flushes, then `fdatasync`s the segments written since the last sync
     /// (and the directory, after a segment was created or removed); then
     /// sets ``durableSeq`` to ``headSeq``.
+    ///
+    /// A failed sync is final: after it the kernel may have dropped the dirty
+    /// pages and cleared the error, so a later sync could succeed without the
+    /// data being on disk ("fsyncgate"). This one and every later ``append(_:timestamp:)``,
+    /// ``flush()`` and ``sync()`` throw; reopening the log re-reads and re-syncs
+    /// what is really in the files.
     public func sync() throws(LogError) {
-        try checkOpen()
+        try checkWritable()
         try writeBuffer()
         let head = headSeq
+        do {
+            try syncWrittenFiles()
+        } catch {
+            syncFailure = error
+            throw error
+        }
+        durableSeq = head
+    }
+
+    /// `fdatasync`s the rolled segments not yet synced, the active one and, if needed, the directory.
+    private func syncWrittenFiles() throws(LogError) {
+        let injected = failNextSync.exchange(0, ordering: .relaxed)
+        if injected != 0 {
+            throw LogError(.io, "cannot fdatasync \(active.path): injected failure (errno \(injected))", errno: injected)
+        }
         for path in unsyncedPaths {
             let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
             if fd < 0 {
@@ -323,7 +351,6 @@ public final class SegmentLog {
             try SystemFile.syncDirectory(directory)
             directoryNeedsSync = false
         }
-        durableSeq = head
     }
 
     /// The record with SEQ `seq`, or `nil` if it is not in `firstSeq...headSeq`.
@@ -431,7 +458,7 @@ public final class SegmentLog {
     /// - Returns: The number of segments removed.
     @discardableResult
     public func enforceRetention(now: UInt64) throws(LogError) -> Int {
-        try checkOpen()
+        try checkWritable()
         var removed = 0
         if let age = options.retentionAge {
             let ageMs = UInt64(max(0, age * 1000))
@@ -454,11 +481,12 @@ public final class SegmentLog {
     }
 
     /// Writes out buffered records and closes the files. Does not `fdatasync`;
-    /// call ``sync()`` first for that. Errors are logged.
+    /// call ``sync()`` first for that. Errors are logged. After a failed
+    /// ``sync()`` it writes nothing more: it only closes, as a crash would.
     public func close() {
         guard !isClosed else { return }
         do {
-            try writeBuffer()
+            if syncFailure == nil { try writeBuffer() }
         } catch {
             logger.error("log flush on close failed", metadata: ["error.type": "\(error)"])
         }
@@ -478,6 +506,16 @@ public final class SegmentLog {
 
     private func checkOpen() throws(LogError) {
         if isClosed { throw LogError(.closed, "the log in \(directory) is closed") }
+    }
+
+    /// Throws when the log is closed or a sync failed: it then takes no more writes.
+    private func checkWritable() throws(LogError) {
+        try checkOpen()
+        if let syncFailure {
+            throw LogError(
+                .io, "an earlier sync of the log failed (\(syncFailure.message)); reopen the log to recover it",
+                errno: syncFailure.errno)
+        }
     }
 
     /// Writes the buffer at the end of the active file; on failure cuts the file back.
