@@ -72,98 +72,10 @@ public final class SegmentLog {
         self.options = options
         self.logger = logger
         try SystemFile.makeDirectories(self.directory)
-
-        let firstSeqs = try SystemFile.list(self.directory).compactMap(RecordFormat.firstSeq(fileName:)).sorted()
-        var segments: [Segment] = []
-        let reader = SegmentReader()
-        var truncatedBytes: UInt64 = 0
-        var truncatedSegment: String?
-        var reason: String?
-        var discarded: [String] = []
-
-        for (index, first) in firstSeqs.enumerated() {
-            let segment = Segment(firstSeq: first, directory: self.directory)
-            if reason != nil {
-                discarded.append(segment.path)
-                continue
-            }
-            if let previous = segments.last, previous.lastSeq + 1 != first {
-                reason = "segment \(segment.fileName) starts at SEQ \(first), after SEQ \(previous.lastSeq)"
-                discarded.append(segment.path)
-                continue
-            }
-            let isLast = index == firstSeqs.count - 1
-            let fd = try SystemFile.open(segment.path, O_RDONLY)
-            defer { Glibc.close(fd) }
-            let fileSize = try SystemFile.size(fd, path: segment.path)
-            let header = UnsafeMutableRawBufferPointer.allocate(byteCount: RecordFormat.fileHeaderSize, alignment: 8)
-            defer { header.deallocate() }
-            // fileHeaderSize > 0 bytes were allocated, so there is a base address.
-            let headerRead = try SystemFile.preadAll(fd, header.baseAddress!, header.count, at: 0, path: segment.path)
-            let headerProblem = RecordFormat.checkFileHeader(
-                UnsafeRawBufferPointer(rebasing: header[0..<headerRead]), firstSeq: first)
-            if let headerProblem {
-                reason = "\(segment.fileName): \(headerProblem)"
-                if segments.isEmpty {
-                    // Nothing before it: keep the file as an empty segment with a fresh header.
-                    truncatedBytes += UInt64(fileSize)
-                    truncatedSegment = segment.fileName
-                    try Self.rewrite(segment, logger: logger)
-                    segments.append(segment)
-                } else {
-                    discarded.append(segment.path)
-                }
-                continue
-            }
-            var offsets: [Int] = []
-            var newest: UInt64 = 0
-            let outcome: SegmentReader.Outcome
-            do {
-                outcome = try reader.walk(
-                    fd: fd, path: segment.path, from: RecordFormat.fileHeaderSize, to: fileSize,
-                    expectedSeq: first, verifyCRC: isLast, firstChunk: .max
-                ) { offset, record in
-                    offsets.append(offset)
-                    // Callers of body always get a non-empty record.
-                    newest = max(newest, RecordFormat.timestamp(record.baseAddress!))
-                    return true
-                }
-            } catch let error as LogError {
-                throw error
-            } catch {
-                throw LogError(.io, "cannot read \(segment.path): \(error)")
-            }
-            // What a crash left in the page cache counts as durable from now on: make it so.
-            try SystemFile.dataSync(fd, path: segment.path)
-            segment.offsets = offsets
-            segment.newestTimestamp = newest
-            segment.size = outcome.end
-            segments.append(segment)
-            if let failure = outcome.failure {
-                reason = "\(segment.fileName): \(failure)"
-                truncatedBytes += UInt64(fileSize - outcome.end)
-                truncatedSegment = segment.fileName
-                let writer = try SystemFile.open(segment.path, O_WRONLY)
-                defer { Glibc.close(writer) }
-                try SystemFile.truncate(writer, to: outcome.end, path: segment.path)
-                try SystemFile.fullSync(writer, path: segment.path)
-            }
-        }
-
-        for path in discarded {
-            let fd = try SystemFile.open(path, O_RDONLY)
-            truncatedBytes += UInt64((try? SystemFile.size(fd, path: path)) ?? 0)
-            Glibc.close(fd)
-            try SystemFile.rename(path, path + ".discarded")
-            logger.error("log segment set aside after a break in the log", metadata: ["log.segment": "\(path)"])
-        }
-
-        if segments.isEmpty {
-            let segment = Segment(firstSeq: 1, directory: self.directory)
-            try Self.rewrite(segment, logger: logger)
-            segments.append(segment)
-        }
-        // Non-empty: it was either filled by the loop above or by the line before.
+        var repair = SegmentRecovery(directory: self.directory, logger: logger)
+        try repair.run()
+        let segments = repair.segments
+        // Non-empty: run() leaves at least one segment.
         let active = segments.last!
         self.segments = segments
         self.activeFD = try SystemFile.open(active.path, O_RDWR)
@@ -179,21 +91,8 @@ public final class SegmentLog {
             throw error
         }
 
-        let records = active.lastSeq + 1 - segments[0].firstSeq
-        self.recovery = LogRecovery(
-            segments: segments.count, records: records, truncatedBytes: truncatedBytes,
-            truncatedSegment: truncatedSegment, reason: reason
-        )
-        if let reason {
-            logger.warning(
-                "log tail truncated on open",
-                metadata: [
-                    "log.segment": "\(truncatedSegment ?? "-")",
-                    "log.truncated_bytes": "\(truncatedBytes)",
-                    "log.reason": "\(reason)",
-                    "bus.seq": "\(headSeq)",
-                ])
-        }
+        self.recovery = repair.report(records: active.lastSeq + 1 - segments[0].firstSeq)
+        repair.logTruncation(headSeq: headSeq)
         logger.info(
             "log opened",
             metadata: [
@@ -597,7 +496,7 @@ public final class SegmentLog {
     }
 
     /// Creates (or empties) `segment`'s file with a header; returns it open for reading and writing.
-    private static func create(_ segment: Segment) throws(LogError) -> Int32 {
+    static func create(_ segment: Segment) throws(LogError) -> Int32 {
         let fd = try SystemFile.open(segment.path, O_RDWR | O_CREAT | O_TRUNC)
         let header = RecordFormat.fileHeader(firstSeq: segment.firstSeq)
         do {
@@ -609,12 +508,5 @@ public final class SegmentLog {
         }
         segment.size = RecordFormat.fileHeaderSize
         return fd
-    }
-
-    /// Resets `segment`'s file to an empty segment and syncs it.
-    private static func rewrite(_ segment: Segment, logger: Logger) throws(LogError) {
-        let fd = try create(segment)
-        defer { Glibc.close(fd) }
-        try SystemFile.fullSync(fd, path: segment.path)
     }
 }
