@@ -15,7 +15,8 @@ import Synchronization
 public final class Broker: Sendable {
     // The core and its sockets are created here and then used only by the
     // thread inside `run`; `running` makes sure there is one such thread.
-    nonisolated(unsafe) private let core: BrokerCore
+    // Internal, not private, for tests' hooks (the log's `failNextSync` is atomic).
+    nonisolated(unsafe) let core: BrokerCore
     private let stopRequested = Atomic<Bool>(false)
     private let running = Atomic<Bool>(false)
 

@@ -2,6 +2,7 @@ import EventBus
 import EventBusBroker
 import Foundation
 import Logging
+import Synchronization
 import ZeroMQ
 
 /// A broker running in this process on ephemeral TCP ports and a fresh data directory.
@@ -11,6 +12,10 @@ final class TestBroker: @unchecked Sendable {
     private(set) var broker: Broker
     private var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
+    /// What the last `run()` threw, if it threw.
+    private let failure = Mutex<String?>(nil)
+    /// Whether the test's thread has seen the last `run()` return (stop and restart use it only).
+    private var joined = false
     let context: Context
 
     init(directory: String? = nil, configure: (inout BrokerConfig) -> Void = { _ in }) throws {
@@ -34,8 +39,14 @@ final class TestBroker: @unchecked Sendable {
     private func start() {
         let broker = self.broker
         let done = self.done
-        let thread = Thread {
-            try? broker.run()
+        failure.withLock { $0 = nil }
+        joined = false
+        let thread = Thread { [self] in
+            do {
+                try broker.run()
+            } catch {
+                failure.withLock { $0 = "\(error)" }
+            }
             done.signal()
         }
         thread.start()
@@ -45,8 +56,20 @@ final class TestBroker: @unchecked Sendable {
     /// Stops the broker and waits until it has closed its log.
     func stop() {
         broker.stop()
-        done.wait()
+        if !joined { done.wait() }
+        joined = true
     }
+
+    /// Waits until the broker has stopped by itself, at most `seconds`; true if it did.
+    func waitUntilStopped(seconds: Double) -> Bool {
+        if joined { return true }
+        guard done.wait(timeout: .now() + seconds) == .success else { return false }
+        joined = true
+        return true
+    }
+
+    /// What the broker's `run()` threw, once it has returned; nil if it returned normally.
+    var runError: String? { failure.withLock { $0 } }
 
     /// Stops, then starts a new broker on the same directory and configuration (ports change).
     func restart() throws {

@@ -9,6 +9,28 @@ extension BrokerCore {
         case logged(UInt64)
     }
 
+    /// A PUB's events on their way to the log, in the order ``handlePub(_:)`` fills them in.
+    private struct PubBatch {
+        /// The records to append: every event's at first, the new ones' after ``dropRepeats(_:)``.
+        var records: [PendingRecord] = []
+        /// Each event's identity, in event order.
+        var identities: [DedupKey] = []
+        /// The identities new to the log, in append order (held in `batchKeys` meanwhile).
+        var keys: [DedupKey] = []
+        /// Each event's answer, in event order.
+        var answers: [Answer] = []
+        /// The positions of the events already logged or repeated within the batch.
+        var repeats: [Int] = []
+        /// How many of the records forward an event by reference.
+        var forwardedCount = 0
+
+        init(capacity: Int) {
+            records.reserveCapacity(capacity)
+            identities.reserveCapacity(capacity)
+            answers.reserveCapacity(capacity)
+        }
+    }
+
     /// `PUB STAGE EVENT…`: validate all, append all or none, answer after the commit.
     ///
     /// An EVENT frame `@SEQ` forwards the event logged at SEQ by reference
@@ -18,6 +40,34 @@ extension BrokerCore {
     /// large as the batch limit (4 MiB): a query answer carries its redacted
     /// views, up to four copies of a page.
     func handlePub(_ message: CommandMessage) throws(BusError) {
+        let (stage, events, batchBytes) = try checkedBatch(message)
+        // Every event becomes a record first; the rare repeats are dropped after the
+        // lookups. (Records are moved, never copied: a copy retains and releases
+        // each of a record's four buffers.)
+        var batch = PubBatch(capacity: events.count)
+        // `batchKeys` holds this batch's new identities (record index + 1) until it returns.
+        defer { for key in batch.keys { batchKeys.remove(key) } }
+        try collectRecords(events, stage: stage, batchBytes: batchBytes, into: &batch)
+        lookUpIdentities(&batch)
+        let hits = batch.repeats.count
+        if hits > 0 { dropRepeats(events, from: &batch) }
+        let first = try appendNew(&batch)
+        statistics.dedupHits += hits
+        metrics.dedup(hits)
+        let seqs = batch.answers.map { answer in
+            switch answer {
+            case .appended(let offset): first + UInt64(offset)
+            case .logged(let seq): seq
+            }
+        }
+        unconfirmed.append(PendingConfirm(peer: message.peer, correlation: message.correlation, seqs: seqs,
+                                          compact: compactPeers.contains(message.peer)))
+    }
+
+    /// A PUB's stage, events and their total size, once its shape and limits are checked.
+    private func checkedBatch(
+        _ message: CommandMessage
+    ) throws(BusError) -> (stage: String, events: ArraySlice<[UInt8]>, batchBytes: Int) {
         let stage = String(decoding: try argument(message, 0, "STAGE"), as: UTF8.self)
         let events = message.arguments.dropFirst()
         guard !events.isEmpty else {
@@ -33,26 +83,18 @@ extension BrokerCore {
         guard batchBytes <= WireProtocol.maxBatchBytes else {
             throw BusError(.tooLarge, "PUB: \(batchBytes) bytes of events, at most \(WireProtocol.maxBatchBytes) in one batch")
         }
+        return (stage, events, batchBytes)
+    }
 
-        // Every event becomes a record first; the rare repeats are dropped after the
-        // lookups. (Records are moved, never copied: a copy retains and releases
-        // each of a record's four buffers.)
-        var records: [PendingRecord] = []
-        var identities: [DedupKey] = []
-        var keys: [DedupKey] = []
-        // `batchKeys` holds this batch's new identities (record index + 1) until it returns.
-        defer { for key in keys { batchKeys.remove(key) } }
-        var answers: [Answer] = []
-        var repeats: [Int] = []
-        var forwardedCount = 0
-        records.reserveCapacity(events.count)
-        identities.reserveCapacity(events.count)
-        answers.reserveCapacity(events.count)
+    /// Checks every event and makes its record and identity; prefetches the identities'
+    /// slots, so that ``lookUpIdentities(_:)`` finds them in the cache.
+    @inline(__always)
+    private func collectRecords(
+        _ events: ArraySlice<[UInt8]>, stage: String, batchBytes: Int, into batch: inout PubBatch
+    ) throws(BusError) {
         let stageBytes = Array(stage.utf8)
         var appendTime: String?
         var referencedBytes = 0
-        // First every event is checked and its identity's slot prefetched; then,
-        // with the slots in the cache, the identities are looked up.
         let predecessor = predecessors[stage]
         prefetchReferenced(events)
         for position in 0..<events.count {
@@ -61,57 +103,61 @@ extension BrokerCore {
                                      appendTime: &appendTime, referencedBytes: &referencedBytes, batchBytes: batchBytes)
             let key = DedupKey(stage: stageBytes, source: record.source, id: record.id)
             dedup.prefetch(key)
-            if frame.first == Self.referenceMark { forwardedCount += 1 }
-            records.append(record)
-            identities.append(key)
+            if frame.first == Self.referenceMark { batch.forwardedCount += 1 }
+            batch.records.append(record)
+            batch.identities.append(key)
         }
-        for index in identities.indices {
-            let key = identities[index]
-            let kept = index - repeats.count
+    }
+
+    /// Answers each event already in the log, or earlier in the batch, with its SEQ or
+    /// record; gives each new one the next record of the append.
+    @inline(__always)
+    private func lookUpIdentities(_ batch: inout PubBatch) {
+        for index in batch.identities.indices {
+            let key = batch.identities[index]
+            let kept = index - batch.repeats.count
             if let seq = dedup.seq(for: key) {
-                answers.append(.logged(seq))
-                repeats.append(index)
+                batch.answers.append(.logged(seq))
+                batch.repeats.append(index)
             } else if let earlier = batchKeys.seq(for: key) {
-                answers.append(.appended(Int(earlier) - 1))
-                repeats.append(index)
+                batch.answers.append(.appended(Int(earlier) - 1))
+                batch.repeats.append(index)
             } else {
                 batchKeys.update(UInt64(kept + 1), for: key)
-                answers.append(.appended(kept))
-                keys.append(key)
+                batch.answers.append(.appended(kept))
+                batch.keys.append(key)
             }
         }
-        let hits = repeats.count
-        if hits > 0 {
-            for index in repeats where events[events.startIndex + index].first == Self.referenceMark { forwardedCount -= 1 }
-            var next = 0
-            records = records.indices.compactMap { index in
-                if next < repeats.count && repeats[next] == index {
-                    next += 1
-                    return nil
-                }
-                return records[index]
-            }
-        }
+    }
 
-        var first: UInt64 = 0
-        if !records.isEmpty {
-            let now = Clock.wallMilliseconds()
-            first = try append(records, timestamp: now).lowerBound
-            statistics.forwarded += forwardedCount
-            for (offset, key) in keys.enumerated() {
-                dedup.insert(key, seq: first + UInt64(offset), timestamp: now)
-            }
+    /// Removes the records of the repeats (the rare case), keeping the others in order.
+    private func dropRepeats(_ events: ArraySlice<[UInt8]>, from batch: inout PubBatch) {
+        for index in batch.repeats where events[events.startIndex + index].first == Self.referenceMark {
+            batch.forwardedCount -= 1
         }
-        statistics.dedupHits += hits
-        metrics.dedup(hits)
-        let seqs = answers.map { answer in
-            switch answer {
-            case .appended(let offset): first + UInt64(offset)
-            case .logged(let seq): seq
+        let records = batch.records, repeats = batch.repeats
+        var next = 0
+        batch.records = records.indices.compactMap { index in
+            if next < repeats.count && repeats[next] == index {
+                next += 1
+                return nil
             }
+            return records[index]
         }
-        unconfirmed.append(PendingConfirm(peer: message.peer, correlation: message.correlation, seqs: seqs,
-                                          compact: compactPeers.contains(message.peer)))
+    }
+
+    /// Appends the new records, if any, and enters their identities in the dedup
+    /// window; returns the first one's SEQ (0 when there was none).
+    @inline(__always)
+    private func appendNew(_ batch: inout PubBatch) throws(BusError) -> UInt64 {
+        guard !batch.records.isEmpty else { return 0 }
+        let now = Clock.wallMilliseconds()
+        let first = try append(batch.records, timestamp: now).lowerBound
+        statistics.forwarded += batch.forwardedCount
+        for (offset, key) in batch.keys.enumerated() {
+            dedup.insert(key, seq: first + UInt64(offset), timestamp: now)
+        }
+        return first
     }
 
     /// The record event `position` of a PUB to `stage` appends, if it is not a repeat: the

@@ -234,11 +234,11 @@ final class BrokerCore {
     }
 
     private func shutdown() {
+        // After a failed fsync nothing more is written: the next start recovers the log.
+        if fatal == nil { commit() }
         if fatal == nil {
-            commit()
             saveOffsets()
-            do { try log.sync() } catch { logger.error("final log sync failed", metadata: ["error.type": "\(error)"]) }
-            log.close()
+            if syncLog() { log.close() }
         }
         router.close()
         stream.close()
@@ -254,20 +254,7 @@ final class BrokerCore {
     func commit() {
         guard !stagedRuns.isEmpty || !unconfirmed.isEmpty else { return }
         if config.fsync == .always {
-            do {
-                let started = Clock.monotonicNanoseconds()
-                try log.sync()
-                metrics.fsynced(nanoseconds: Clock.monotonicNanoseconds() - started)
-                timers.sync = Clock.monotonicMilliseconds()
-            } catch {
-                // After a failed fsync the kernel may have dropped the dirty pages:
-                // nothing written since the last good sync can be trusted, and a
-                // confirm must never be sent for it. Stop, as PostgreSQL does;
-                // the next start recovers the log from what is really on disk.
-                logger.critical("fsync of the log failed; stopping without confirming", metadata: ["error.type": "\(error)"])
-                fatal = BrokerError(description: "fsync of the log failed: \(error)")
-                return
-            }
+            guard syncLog() else { return }
         }
         let confirms = unconfirmed
         unconfirmed.removeAll(keepingCapacity: true)
@@ -286,6 +273,34 @@ final class BrokerCore {
         }
         // The commit covers everything appended: consumers may now have it.
         visibleSeq = log.headSeq
+    }
+
+    /// Forces the log to disk, whatever the policy asked for it; on failure
+    /// stops the broker (``fatal``) and returns false.
+    ///
+    /// After a failed fsync the kernel may have dropped the dirty pages and
+    /// cleared the error ("fsyncgate"): nothing written since the last good
+    /// sync can be trusted, a later fsync may succeed without it being on disk,
+    /// and a confirm must never be sent for it. So every policy stops, as
+    /// PostgreSQL does; the next start re-reads the log and re-syncs it.
+    @discardableResult
+    func syncLog() -> Bool {
+        let started = Clock.monotonicNanoseconds()
+        do {
+            try log.sync()
+        } catch {
+            logger.critical(
+                "fsync of the log failed; stopping without confirming more, restart to recover the log",
+                metadata: [
+                    "error.type": "\(error)", "bus.fsync": "\(config.fsync.rawValue)",
+                    "bus.durable_seq": "\(log.durableSeq)", "bus.head_seq": "\(log.headSeq)",
+                ])
+            fatal = BrokerError(description: "fsync of the log failed: \(error)")
+            return false
+        }
+        metrics.fsynced(nanoseconds: Clock.monotonicNanoseconds() - started)
+        timers.sync = Clock.monotonicMilliseconds()
+        return true
     }
 
     /// Indexes a record for its stage's consumers. Events of `out` that never
@@ -389,10 +404,7 @@ final class BrokerCore {
         }
         if config.fsync == .periodic && log.durableSeq < log.headSeq
             && now - timers.sync >= UInt64(config.fsyncIntervalMilliseconds) {
-            timers.sync = now
-            let started = Clock.monotonicNanoseconds()
-            do { try log.sync() } catch { logger.critical("fsync of the log failed", metadata: ["error.type": "\(error)"]) }
-            metrics.fsynced(nanoseconds: Clock.monotonicNanoseconds() - started)
+            guard syncLog() else { return }
         }
         if now - timers.metrics >= 1_000 {
             timers.metrics = now

@@ -18,7 +18,8 @@ public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
         private init(_ code: Code) { self.code = code }
 
         /// A system call failed (disk full, permission, I/O error). Nothing
-        /// of the failed operation was kept; it can be retried.
+        /// of the failed operation was kept; it can be retried, except a
+        /// failed sync: the log must then be reopened (``SegmentLog/sync()``).
         public static let io = Kind(.io)
         /// Stored bytes failed a check (length, CRC32C, sequence) outside the
         /// tail that opening the log repairs.

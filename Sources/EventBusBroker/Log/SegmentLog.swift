@@ -3,6 +3,7 @@ import EventBus
 import Glibc
 #endif
 import Logging
+import Synchronization
 
 /// The broker's durable append-only log: numbered records in segment files.
 ///
@@ -24,6 +25,10 @@ public final class SegmentLog {
 
     /// A test hook: the next write to a segment writes at most this many bytes, then fails with `ENOSPC`.
     var failNextWriteAfterBytes: Int?
+    /// A test hook: when not 0, the next ``sync()`` writes the buffer out, then fails with
+    /// this `errno` (as `fdatasync` reports `EIO`) instead of syncing. Atomic, so that a test
+    /// may set it while the broker's thread owns the log.
+    let failNextSync = Atomic<Int32>(0)
 
     /// Bytes buffered before `append` writes them out by itself.
     static let flushThreshold = 1 << 20
@@ -46,6 +51,8 @@ public final class SegmentLog {
     /// Bytes read ahead for ``read(seq:)``.
     private let readAhead = ReadAhead()
     private var isClosed = false
+    /// The failed sync after which the log takes no more writes (see ``sync()``).
+    private var syncFailure: LogError?
 
     /// Opens the log in `directory`, creating `<directory>/log/` if missing.
     ///
@@ -65,98 +72,10 @@ public final class SegmentLog {
         self.options = options
         self.logger = logger
         try SystemFile.makeDirectories(self.directory)
-
-        let firstSeqs = try SystemFile.list(self.directory).compactMap(RecordFormat.firstSeq(fileName:)).sorted()
-        var segments: [Segment] = []
-        let reader = SegmentReader()
-        var truncatedBytes: UInt64 = 0
-        var truncatedSegment: String?
-        var reason: String?
-        var discarded: [String] = []
-
-        for (index, first) in firstSeqs.enumerated() {
-            let segment = Segment(firstSeq: first, directory: self.directory)
-            if reason != nil {
-                discarded.append(segment.path)
-                continue
-            }
-            if let previous = segments.last, previous.lastSeq + 1 != first {
-                reason = "segment \(segment.fileName) starts at SEQ \(first), after SEQ \(previous.lastSeq)"
-                discarded.append(segment.path)
-                continue
-            }
-            let isLast = index == firstSeqs.count - 1
-            let fd = try SystemFile.open(segment.path, O_RDONLY)
-            defer { Glibc.close(fd) }
-            let fileSize = try SystemFile.size(fd, path: segment.path)
-            let header = UnsafeMutableRawBufferPointer.allocate(byteCount: RecordFormat.fileHeaderSize, alignment: 8)
-            defer { header.deallocate() }
-            // fileHeaderSize > 0 bytes were allocated, so there is a base address.
-            let headerRead = try SystemFile.preadAll(fd, header.baseAddress!, header.count, at: 0, path: segment.path)
-            let headerProblem = RecordFormat.checkFileHeader(
-                UnsafeRawBufferPointer(rebasing: header[0..<headerRead]), firstSeq: first)
-            if let headerProblem {
-                reason = "\(segment.fileName): \(headerProblem)"
-                if segments.isEmpty {
-                    // Nothing before it: keep the file as an empty segment with a fresh header.
-                    truncatedBytes += UInt64(fileSize)
-                    truncatedSegment = segment.fileName
-                    try Self.rewrite(segment, logger: logger)
-                    segments.append(segment)
-                } else {
-                    discarded.append(segment.path)
-                }
-                continue
-            }
-            var offsets: [Int] = []
-            var newest: UInt64 = 0
-            let outcome: SegmentReader.Outcome
-            do {
-                outcome = try reader.walk(
-                    fd: fd, path: segment.path, from: RecordFormat.fileHeaderSize, to: fileSize,
-                    expectedSeq: first, verifyCRC: isLast, firstChunk: .max
-                ) { offset, record in
-                    offsets.append(offset)
-                    // Callers of body always get a non-empty record.
-                    newest = max(newest, RecordFormat.timestamp(record.baseAddress!))
-                    return true
-                }
-            } catch let error as LogError {
-                throw error
-            } catch {
-                throw LogError(.io, "cannot read \(segment.path): \(error)")
-            }
-            // What a crash left in the page cache counts as durable from now on: make it so.
-            try SystemFile.dataSync(fd, path: segment.path)
-            segment.offsets = offsets
-            segment.newestTimestamp = newest
-            segment.size = outcome.end
-            segments.append(segment)
-            if let failure = outcome.failure {
-                reason = "\(segment.fileName): \(failure)"
-                truncatedBytes += UInt64(fileSize - outcome.end)
-                truncatedSegment = segment.fileName
-                let writer = try SystemFile.open(segment.path, O_WRONLY)
-                defer { Glibc.close(writer) }
-                try SystemFile.truncate(writer, to: outcome.end, path: segment.path)
-                try SystemFile.fullSync(writer, path: segment.path)
-            }
-        }
-
-        for path in discarded {
-            let fd = try SystemFile.open(path, O_RDONLY)
-            truncatedBytes += UInt64((try? SystemFile.size(fd, path: path)) ?? 0)
-            Glibc.close(fd)
-            try SystemFile.rename(path, path + ".discarded")
-            logger.error("log segment set aside after a break in the log", metadata: ["log.segment": "\(path)"])
-        }
-
-        if segments.isEmpty {
-            let segment = Segment(firstSeq: 1, directory: self.directory)
-            try Self.rewrite(segment, logger: logger)
-            segments.append(segment)
-        }
-        // Non-empty: it was either filled by the loop above or by the line before.
+        var repair = SegmentRecovery(directory: self.directory, logger: logger)
+        try repair.run()
+        let segments = repair.segments
+        // Non-empty: run() leaves at least one segment.
         let active = segments.last!
         self.segments = segments
         self.activeFD = try SystemFile.open(active.path, O_RDWR)
@@ -172,21 +91,8 @@ public final class SegmentLog {
             throw error
         }
 
-        let records = active.lastSeq + 1 - segments[0].firstSeq
-        self.recovery = LogRecovery(
-            segments: segments.count, records: records, truncatedBytes: truncatedBytes,
-            truncatedSegment: truncatedSegment, reason: reason
-        )
-        if let reason {
-            logger.warning(
-                "log tail truncated on open",
-                metadata: [
-                    "log.segment": "\(truncatedSegment ?? "-")",
-                    "log.truncated_bytes": "\(truncatedBytes)",
-                    "log.reason": "\(reason)",
-                    "bus.seq": "\(headSeq)",
-                ])
-        }
+        self.recovery = repair.report(records: active.lastSeq + 1 - segments[0].firstSeq)
+        repair.logTruncation(headSeq: headSeq)
         logger.info(
             "log opened",
             metadata: [
@@ -228,7 +134,7 @@ public final class SegmentLog {
     /// - Returns: The SEQs given to the batch.
     @discardableResult
     public func append(_ batch: [PendingRecord], timestamp: UInt64) throws(LogError) -> ClosedRange<UInt64> {
-        try checkOpen()
+        try checkWritable()
         guard !batch.isEmpty else { throw LogError(.invalidArgument, "an append needs at least one record") }
         // Records are read where they lie, through pointers: `batch[index]`, `for record in
         // batch` or a buffer's element would copy each (a retain and a release of its four arrays).
@@ -277,7 +183,7 @@ public final class SegmentLog {
     /// On failure the file is cut back to its size before the write and the
     /// records stay buffered, to be written by the next flush.
     public func flush() throws(LogError) {
-        try checkOpen()
+        try checkWritable()
         try writeBuffer()
     }
 
@@ -304,10 +210,31 @@ public final class SegmentLog {
     /// Flushes, then `fdatasync`s the segments written since the last sync
     /// (and the directory, after a segment was created or removed); then
     /// sets ``durableSeq`` to ``headSeq``.
+    ///
+    /// A failed sync is final: after it the kernel may have dropped the dirty
+    /// pages and cleared the error, so a later sync could succeed without the
+    /// data being on disk ("fsyncgate"). This one and every later ``append(_:timestamp:)``,
+    /// ``flush()`` and ``sync()`` throw; reopening the log re-reads and re-syncs
+    /// what is really in the files.
     public func sync() throws(LogError) {
-        try checkOpen()
+        try checkWritable()
         try writeBuffer()
         let head = headSeq
+        do {
+            try syncWrittenFiles()
+        } catch {
+            syncFailure = error
+            throw error
+        }
+        durableSeq = head
+    }
+
+    /// `fdatasync`s the rolled segments not yet synced, the active one and, if needed, the directory.
+    private func syncWrittenFiles() throws(LogError) {
+        let injected = failNextSync.exchange(0, ordering: .relaxed)
+        if injected != 0 {
+            throw LogError(.io, "cannot fdatasync \(active.path): injected failure (errno \(injected))", errno: injected)
+        }
         for path in unsyncedPaths {
             let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
             if fd < 0 {
@@ -323,7 +250,6 @@ public final class SegmentLog {
             try SystemFile.syncDirectory(directory)
             directoryNeedsSync = false
         }
-        durableSeq = head
     }
 
     /// The record with SEQ `seq`, or `nil` if it is not in `firstSeq...headSeq`.
@@ -431,7 +357,7 @@ public final class SegmentLog {
     /// - Returns: The number of segments removed.
     @discardableResult
     public func enforceRetention(now: UInt64) throws(LogError) -> Int {
-        try checkOpen()
+        try checkWritable()
         var removed = 0
         if let age = options.retentionAge {
             let ageMs = UInt64(max(0, age * 1000))
@@ -454,11 +380,12 @@ public final class SegmentLog {
     }
 
     /// Writes out buffered records and closes the files. Does not `fdatasync`;
-    /// call ``sync()`` first for that. Errors are logged.
+    /// call ``sync()`` first for that. Errors are logged. After a failed
+    /// ``sync()`` it writes nothing more: it only closes, as a crash would.
     public func close() {
         guard !isClosed else { return }
         do {
-            try writeBuffer()
+            if syncFailure == nil { try writeBuffer() }
         } catch {
             logger.error("log flush on close failed", metadata: ["error.type": "\(error)"])
         }
@@ -478,6 +405,16 @@ public final class SegmentLog {
 
     private func checkOpen() throws(LogError) {
         if isClosed { throw LogError(.closed, "the log in \(directory) is closed") }
+    }
+
+    /// Throws when the log is closed or a sync failed: it then takes no more writes.
+    private func checkWritable() throws(LogError) {
+        try checkOpen()
+        if let syncFailure {
+            throw LogError(
+                .io, "an earlier sync of the log failed (\(syncFailure.message)); reopen the log to recover it",
+                errno: syncFailure.errno)
+        }
     }
 
     /// Writes the buffer at the end of the active file; on failure cuts the file back.
@@ -559,7 +496,7 @@ public final class SegmentLog {
     }
 
     /// Creates (or empties) `segment`'s file with a header; returns it open for reading and writing.
-    private static func create(_ segment: Segment) throws(LogError) -> Int32 {
+    static func create(_ segment: Segment) throws(LogError) -> Int32 {
         let fd = try SystemFile.open(segment.path, O_RDWR | O_CREAT | O_TRUNC)
         let header = RecordFormat.fileHeader(firstSeq: segment.firstSeq)
         do {
@@ -571,12 +508,5 @@ public final class SegmentLog {
         }
         segment.size = RecordFormat.fileHeaderSize
         return fd
-    }
-
-    /// Resets `segment`'s file to an empty segment and syncs it.
-    private static func rewrite(_ segment: Segment, logger: Logger) throws(LogError) {
-        let fd = try create(segment)
-        defer { Glibc.close(fd) }
-        try SystemFile.fullSync(fd, path: segment.path)
     }
 }
