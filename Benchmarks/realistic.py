@@ -13,6 +13,10 @@ each on a fresh data directory, fsync on every commit:
 4. Redis (appendonly yes, appendfsync always) running Benchmarks/redis/receipts.lua,
    driven by Benchmarks/bin/redis_receipts with REDIS_DEPTH calls in flight.
 
+With FSYNC_DELAY_US > 0 (run.sh exports it and SLOW_FSYNC_SO), the broker, `eventbus up`
+(and so its plugins) and redis-server run under Benchmarks/slow_fsync.c: each fdatasync
+and fsync sleeps that many microseconds first, as on a slower disk.
+
 CPU per event of each process is its utime + stime (/proc/PID/stat, or the rusage of
 a process we wait for) over the measurement, divided by the lines of the file.
 """
@@ -31,6 +35,11 @@ TICK = os.sysconf("SC_CLK_TCK")
 with open(WORKLOAD, "rb") as f:
     LINES = sum(1 for line in f if line.strip())
 children_started = []
+FSYNC_DELAY_US = int(os.environ.get("FSYNC_DELAY_US", "0"))
+# The environment of the processes that fsync: the broker, `eventbus up`, redis-server.
+SLOW_ENV = None
+if FSYNC_DELAY_US > 0:
+    SLOW_ENV = os.environ | {"LD_PRELOAD": os.environ["SLOW_FSYNC_SO"], "EVENTBUS_FSYNC_DELAY_US": str(FSYNC_DELAY_US)}
 
 
 def free_port():
@@ -83,9 +92,9 @@ def children_cpu():
 
 
 def start(args, log, ready, timeout=60):
-    """Starts a server process, waits until its log (stdout and stderr) has `ready`."""
+    """Starts a server process (slowed fsync per SLOW_ENV), waits until its log has `ready`."""
     handle = open(log, "w")
-    proc = subprocess.Popen(args, stdout=handle, stderr=handle)
+    proc = subprocess.Popen(args, stdout=handle, stderr=handle, env=SLOW_ENV)
     children_started.append(proc)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -194,7 +203,8 @@ def main():
             if proc.poll() is None:
                 proc.kill()
     r = results
-    lines = [f"realistic workload: {LINES:,} events (Benchmarks/EventBusBench/Workload.swift), fsync on every commit",
+    slow = f", each fsync +{FSYNC_DELAY_US:,} us (ours and Redis's alike)" if FSYNC_DELAY_US > 0 else ""
+    lines = [f"realistic workload: {LINES:,} events (Benchmarks/EventBusBench/Workload.swift), fsync on every commit{slow}",
              f"{'':52} {'events/s':>12} {'p99 apply':>10} {'x Redis':>8} {'goal':>8}  met"]
 
     def row(label, rate, p99="", ratio=None, goal=None):

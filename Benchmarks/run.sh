@@ -15,6 +15,9 @@ GW_EVENTS=${GW_EVENTS:-2000}
 REAL=${REAL:-1}
 REAL_COUNT=${REAL_COUNT:-1000000}
 REAL_SEED=${REAL_SEED:-1}
+# FSYNC_DELAY_US=N: every fdatasync/fsync of the broker, `eventbus up`'s processes and
+# the Redis peer sleeps N us first (Benchmarks/slow_fsync.c, LD_PRELOAD): a slower disk.
+FSYNC_DELAY_US=${FSYNC_DELAY_US:-0}
 BIN=.build/release
 WORK=$(mktemp -d /tmp/eventbus-bench.XXXXXX)
 RESULTS=$WORK/results.txt
@@ -33,6 +36,22 @@ fi
 # The Redis peer's pipelined client (Benchmarks/redis/).
 if [ "$REAL" = 1 ] && { [ ! -x Benchmarks/bin/redis_receipts ] || [ Benchmarks/redis/redis_receipts.c -nt Benchmarks/bin/redis_receipts ]; }; then
   gcc -O2 -Wall -o Benchmarks/bin/redis_receipts Benchmarks/redis/redis_receipts.c $(pkg-config --cflags --libs hiredis)
+fi
+# Slow fsync: SLOW prefixes the broker and `eventbus up`; realistic.py reads the two exports.
+SLOW=(env)
+if [ "$FSYNC_DELAY_US" -gt 0 ]; then
+  SLOW_FSYNC_SO=$PWD/Benchmarks/bin/slow_fsync.so
+  if [ ! -f $SLOW_FSYNC_SO ] || [ Benchmarks/slow_fsync.c -nt $SLOW_FSYNC_SO ]; then
+    gcc -shared -fPIC -O2 -Wall -o $SLOW_FSYNC_SO Benchmarks/slow_fsync.c -ldl
+  fi
+  SLOW=(env LD_PRELOAD=$SLOW_FSYNC_SO EVENTBUS_FSYNC_DELAY_US=$FSYNC_DELAY_US)
+  export SLOW_FSYNC_SO FSYNC_DELAY_US
+  # What one 256-byte append + fdatasync takes here, without and with the shim (median of 50).
+  fsync_probe() { "$@" python3 -c 'import os,sys,time,statistics as st
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_APPEND); t = []
+for _ in range(50): os.write(fd, b"x" * 256); s = time.perf_counter(); os.fdatasync(fd); t.append(time.perf_counter() - s)
+print(f"{st.median(t) * 1e3:.2f}")' $WORK/fsync-probe; rm -f $WORK/fsync-probe; }
+  FSYNC_PROBE="$(fsync_probe env) ms without, $(fsync_probe "${SLOW[@]}") ms with the shim"
 fi
 # A loopback port nothing listens on now.
 ep() { echo "tcp://127.0.0.1:$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"; }
@@ -55,7 +74,7 @@ raw_proxy() {
 }
 broker_start() {  # $1 = fsync policy, then extra broker flags
   BROKER_DIR=$WORK/data-$RANDOM; COMMAND=$(ep); STREAM=$(ep)
-  $BIN/eventbus broker --data-dir "$BROKER_DIR" --command "$COMMAND" --stream "$STREAM" --fsync "$1" "${@:2}" 2>$WORK/broker.log &
+  "${SLOW[@]}" $BIN/eventbus broker --data-dir "$BROKER_DIR" --command "$COMMAND" --stream "$STREAM" --fsync "$1" "${@:2}" 2>$WORK/broker.log &
   BROKER=$!; pids+=($BROKER)
   for _ in $(seq 100); do grep -q "serving" $WORK/broker.log 2>/dev/null && return; sleep 0.05; done
   echo "broker did not start:"; cat $WORK/broker.log; exit 1
@@ -88,7 +107,7 @@ up_start() {  # $1 = --pipeline list or a config file (ends in .yaml)
   local dir=$WORK/up-$RANDOM; COMMAND=$(ep); STREAM=$(ep); UP_DIR=${2:-$dir}
   local how=(--pipeline "$1"); [[ "$1" == *.yaml ]] && how=(--config "$1")
   : > $WORK/up.log
-  $BIN/eventbus up "${how[@]}" --data-dir "$UP_DIR" --command "$COMMAND" --stream "$STREAM" 2>>$WORK/up.log &
+  "${SLOW[@]}" $BIN/eventbus up "${how[@]}" --data-dir "$UP_DIR" --command "$COMMAND" --stream "$STREAM" 2>>$WORK/up.log &
   UP=$!; pids+=($UP)
   UP_STARTED=$(date +%s.%N)
   for _ in $(seq 600); do grep -q "eventbus ready" $WORK/up.log 2>/dev/null && return; sleep 0.05; done
@@ -196,6 +215,11 @@ if [ "$REAL" = 1 ]; then
   rm -f $WORK/workload.ndjson
 fi
 
+if [ "$FSYNC_DELAY_US" -gt 0 ]; then
+  echo "SLOW FSYNC: every fdatasync/fsync of the broker, eventbus up's plugins and redis-server sleeps" \
+    "$FSYNC_DELAY_US us first (Benchmarks/slow_fsync.c); one fdatasync here: $FSYNC_PROBE; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo
+fi
 [ "${ONLY:-}" = real ] || python3 - "$RESULTS" <<'PY'
 import statistics, sys
 values = {}
