@@ -2,30 +2,63 @@
 SWIFT ?= swift
 DATA_DIR ?= .eventbus
 SWIFTFLAGS ?=
+# What `make run` starts: `eventbus up`, whose default pipeline's plugins it finds beside it.
+BUS_PRODUCTS = eventbus receipt-reducer read-privacy delivery-privacy
+# The examples: packages of their own on the bus (by path), each with its own build folder,
+# so that the bus builds without their web framework. The first has no tests of its own:
+# the root's supervisor tests run its plugins.
+EXAMPLES = examples/plugins examples/chat-backend examples/gateway
+EXAMPLES_WITH_TESTS = examples/chat-backend examples/gateway
+# Where the tests find the executables they start (Tests/IntegrationTests/BuildFolder.swift).
+TEST_ENV = EVENTBUS_BIN=$(CURDIR)/.build/debug/eventbus \
+	EVENTBUS_EXAMPLE_PLUGINS_BIN=$(CURDIR)/examples/plugins/.build/debug \
+	EVENTBUS_EXAMPLE_CHAT_BACKEND_BIN=$(CURDIR)/examples/chat-backend/.build/debug \
+	EVENTBUS_EXAMPLE_GATEWAY_BIN=$(CURDIR)/examples/gateway/.build/debug
 
-.PHONY: run test test-swift test-python build release bench clean fuzz fuzz-build
+.PHONY: run test test-swift test-examples test-python build examples release bench clean fuzz fuzz-build
 
 run: release
 	.build/release/eventbus up --data-dir $(DATA_DIR)
 
+# Only the bus: no example, benchmark or fuzzer.
 release:
 	@scripts/ensure-deps.sh
-	$(SWIFT) build -c release $(SWIFTFLAGS)
+	@for product in $(BUS_PRODUCTS); do \
+		echo "$(SWIFT) build -c release --product $$product $(SWIFTFLAGS)"; \
+		$(SWIFT) build -c release --product $$product $(SWIFTFLAGS) || exit 1; \
+	done
 
 build:
 	@scripts/ensure-deps.sh
 	$(SWIFT) build $(SWIFTFLAGS)
 
+examples:
+	@scripts/ensure-deps.sh
+	@for package in $(EXAMPLES); do \
+		echo "$(SWIFT) build --package-path $$package $(SWIFTFLAGS)"; \
+		$(SWIFT) build --package-path $$package $(SWIFTFLAGS) || exit 1; \
+	done
+
 test:
 	@scripts/ensure-deps.sh --test
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
-	$(MAKE) test-swift test-python
+	@for package in $(EXAMPLES); do \
+		echo "$(SWIFT) build --build-tests --package-path $$package $(SWIFTFLAGS)"; \
+		$(SWIFT) build --build-tests --package-path $$package $(SWIFTFLAGS) || exit 1; \
+	done
+	$(MAKE) test-swift test-examples test-python
 
 test-swift:
-	$(SWIFT) test --skip-build
+	$(TEST_ENV) $(SWIFT) test --skip-build
+
+test-examples:
+	@for package in $(EXAMPLES_WITH_TESTS); do \
+		echo "$(SWIFT) test --skip-build --package-path $$package"; \
+		$(TEST_ENV) $(SWIFT) test --skip-build --package-path $$package || exit 1; \
+	done
 
 test-python:
-	EVENTBUS_BIN=$(CURDIR)/.build/debug/eventbus python3 -m pytest -q Tests/Python
+	$(TEST_ENV) python3 -m pytest -q Tests/Python
 
 # libFuzzer over the parser, the JSON scanner and the event validator (docs/fuzzing.md).
 # Its own scratch path: the sanitizer build does not disturb .build/debug.
@@ -43,8 +76,14 @@ fuzz: fuzz-build
 	$(FUZZ_SCRATCH)/debug/eventbus-fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
 		-artifact_prefix=$(FUZZ_SCRATCH)/artifacts/ $(FUZZ_ARGS) $(FUZZ_SCRATCH)/corpus Tests/Fuzz/corpus
 
-bench: release
+# The benchmarks need the whole root (its bench executables) and two examples: the
+# identity plugin (pipeline stages) and the gateway with its fan-out benchmark.
+bench:
+	@scripts/ensure-deps.sh
+	$(SWIFT) build -c release $(SWIFTFLAGS)
+	$(SWIFT) build -c release --package-path examples/plugins $(SWIFTFLAGS)
+	$(SWIFT) build -c release --package-path examples/gateway $(SWIFTFLAGS)
 	@Benchmarks/run.sh
 
 clean:
-	rm -rf .build
+	rm -rf .build $(EXAMPLES:%=%/.build)

@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "EventBus", targets: ["EventBus"]),
         .library(name: "EventBusBroker", targets: ["EventBusBroker"]),
         .library(name: "EventBusPlugin", targets: ["EventBusPlugin"]),
+        // For the example packages' tests (examples/*), which run a supervised pipeline.
+        .library(name: "EventBusSupervisor", targets: ["EventBusSupervisor"]),
         .library(name: "ReceiptReducer", targets: ["ReceiptReducer"]),
         .executable(name: "eventbus", targets: ["eventbus"]),
     ],
@@ -24,10 +26,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -168,73 +168,6 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
-            name: "identity",
-            dependencies: ["EventBusPlugin"],
-            path: "examples/plugins/identity",
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "counter",
-            dependencies: ["EventBus", "EventBusPlugin"],
-            path: "examples/plugins/counter",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "ChatBackend",
-            dependencies: [
-                "EventBus",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "examples/chat-backend/Sources/ChatBackend",
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "chat-backend",
-            dependencies: [
-                "ChatBackend",
-                "EventBus",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "examples/chat-backend/Sources/chat-backend",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "ChatGateway",
-            dependencies: [
-                "EventBus",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-            ],
-            path: "examples/gateway/Sources/ChatGateway",
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "chat-gateway",
-            dependencies: [
-                "ChatGateway",
-                "EventBus",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "examples/gateway/Sources/chat-gateway",
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "eventbus-gateway-bench",
-            dependencies: [
-                "EventBus",
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-            ],
-            path: "Benchmarks/GatewayBench",
-            swiftSettings: strict
-        ),
-        .executableTarget(
             name: "eventbus-reducer-bench",
             dependencies: ["EventBus", "ReceiptReducer"],
             path: "Benchmarks/ReducerBench",
@@ -276,21 +209,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "EventBus", "EventBusBroker", "EventBusFuzzing", "EventBusSupervisor", "ReceiptReducer", "ZeroMQ", "ChatBackend",
-                .product(name: "Hummingbird", package: "hummingbird"),
-            ],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "GatewayTests",
-            dependencies: [
-                "ChatGateway",
-                "EventBus",
-                "EventBusBroker",
-                "EventBusSupervisor",
-                "ZeroMQ",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                "EventBus", "EventBusBroker", "EventBusFuzzing", "EventBusSupervisor", "ReceiptReducer", "ZeroMQ",
             ],
             swiftSettings: strict
         ),

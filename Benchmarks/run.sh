@@ -19,6 +19,9 @@ REAL_SEED=${REAL_SEED:-1}
 # the Redis peer sleeps N us first (Benchmarks/slow_fsync.c, LD_PRELOAD): a slower disk.
 FSYNC_DELAY_US=${FSYNC_DELAY_US:-0}
 BIN=.build/release
+# The examples' release builds (`make bench` builds them): identity, chat-gateway and its bench.
+PLUGINS_BIN=examples/plugins/.build/release
+GATEWAY_BIN=examples/gateway/.build/release
 WORK=$(mktemp -d /tmp/eventbus-bench.XXXXXX)
 RESULTS=$WORK/results.txt
 pids=()
@@ -120,7 +123,7 @@ up_stop() {  # [keep]: leave the data directory for a restart on it
 identity_pipeline() {  # $1 = N: a config file with N identity stages
   local file=$WORK/pipeline-$1.yaml
   echo "pipeline:" > $file
-  for i in $(seq "$1"); do printf '  - name: id%s\n    command: ["%s/identity"]\n' "$i" "$PWD/$BIN" >> $file; done
+  for i in $(seq "$1"); do printf '  - name: id%s\n    command: ["%s/identity"]\n' "$i" "$PWD/$PLUGINS_BIN" >> $file; done
   echo $file
 }
 bus_pipeline() {  # N identity stages, fsync always, batch 100
@@ -169,7 +172,7 @@ bus_latency() {
 gateway_fanout() {  # default pipeline + chat-gateway, GW_CLIENTS websockets, GW_EVENTS message.new
   up_start receipt-reducer,read-privacy,delivery-privacy
   : > $WORK/gateway.out
-  $BIN/chat-gateway --http 127.0.0.1:0 --command "$COMMAND" --consumer gateway-bench --queue-limit 1000000 \
+  $GATEWAY_BIN/chat-gateway --http 127.0.0.1:0 --command "$COMMAND" --consumer gateway-bench --queue-limit 1000000 \
     --log-level error > $WORK/gateway.out 2>$WORK/gateway.log &
   local gateway=$! port=""; pids+=($gateway)
   for _ in $(seq 600); do
@@ -177,7 +180,7 @@ gateway_fanout() {  # default pipeline + chat-gateway, GW_CLIENTS websockets, GW
     [ -n "$port" ] && break; sleep 0.05
   done
   [ -n "$port" ] || { echo "chat-gateway did not start:"; cat $WORK/gateway.log; exit 1; }
-  local line; line=$($BIN/eventbus-gateway-bench "$COMMAND" "ws://127.0.0.1:$port/ws" "$GW_CLIENTS" "$GW_EVENTS")
+  local line; line=$($GATEWAY_BIN/eventbus-gateway-bench "$COMMAND" "ws://127.0.0.1:$port/ws" "$GW_CLIENTS" "$GW_EVENTS")
   kill $gateway; wait $gateway 2>/dev/null || true
   up_stop
   for key in out_events_per_s gateway_events_per_s frames_per_s; do

@@ -14,10 +14,7 @@ final class BrokerProcess: @unchecked Sendable {
     private var stderrFile: URL { directory.appendingPathComponent("broker.stderr") }
 
     static var binary: String {
-        if let path = ProcessInfo.processInfo.environment["EVENTBUS_BIN"] { return path }
-        // Tests/IntegrationTests/BrokerProcess.swift -> package root
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return root.appendingPathComponent(".build/debug/eventbus").path
+        ProcessInfo.processInfo.environment["EVENTBUS_BIN"] ?? BuildFolder.bus + "/eventbus"
     }
 
     init(arguments: [String] = [], command: String? = nil, stream: String? = nil, probeKeys: CurveClientKeys? = nil) throws {

@@ -40,7 +40,7 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-twice-\(UUID().uuidString.prefix(8))").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let data = directory + "/plugins/counter"
-        let binary = URL(fileURLWithPath: BrokerProcess.binary).deletingLastPathComponent().appendingPathComponent("counter")
+        let binary = URL(fileURLWithPath: SupervisedPipeline.examplePluginDirectory).appendingPathComponent("counter")
         // No broker: the first copy keeps trying to connect, and holds its lock meanwhile.
         let arguments = ["--data-dir", data, "--command", "ipc://\(directory)/nobody.sock", "--log-level", "warning"]
         let first = Process()

@@ -13,12 +13,22 @@ final class SupervisedPipeline: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     static var binDirectory: String { URL(fileURLWithPath: BrokerProcess.binary).deletingLastPathComponent().path }
+    /// The example plugins' folder (identity, counter): the examples/plugins package's build.
+    static var examplePluginDirectory: String { BuildFolder.example("plugins") }
+    static let examplePlugins: Set<String> = ["identity", "counter"]
 
+    /// A stage running `executable`: a built-in plugin beside `eventbus`, or an example plugin.
     static func plugin(_ name: String, executable: String, _ arguments: [String] = []) -> PipelineStage {
-        PipelineStage(name: name, launch: .process(executable: binDirectory + "/" + executable, arguments: arguments + ["--log-level", "warning"]))
+        let folder = examplePlugins.contains(executable) ? examplePluginDirectory : binDirectory
+        return PipelineStage(name: name, launch: .process(executable: folder + "/" + executable, arguments: arguments + ["--log-level", "warning"]))
     }
 
     init(_ stages: [PipelineStage], configure: (inout SupervisorConfig) -> Void = { _ in }) throws {
+        for stage in stages {
+            if case .process(let executable, _) = stage.launch, !FileManager.default.isExecutableFile(atPath: executable) {
+                throw ProcessError("no executable \(executable): build it first (`make test` builds the bus and the examples)")
+            }
+        }
         var broker = BrokerConfig()
         broker.dataDirectory = directory
         broker.commandEndpoint = "ipc://\(directory)-command.sock"

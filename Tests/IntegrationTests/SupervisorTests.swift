@@ -103,10 +103,10 @@ import ZeroMQ
 
     @Test func unknownPluginDuplicateStageAndReservedNamesFailBeforeAnythingRuns() throws {
         #expect(throws: PipelineError.self) { try Pipeline.parse(list: "no-such-plugin", pluginDirectory: SupervisedPipeline.binDirectory) }
-        #expect(throws: PipelineError.self) { try Pipeline.parse(list: "identity,identity", pluginDirectory: SupervisedPipeline.binDirectory) }
+        #expect(throws: PipelineError.self) { try Pipeline.parse(list: "identity,identity", pluginDirectory: SupervisedPipeline.examplePluginDirectory) }
         #expect(throws: PipelineError.self) { try Pipeline.parse(list: "external:out", pluginDirectory: SupervisedPipeline.binDirectory) }
-        #expect(throws: PipelineError.self) { try Pipeline.parse(list: "identity,,counter", pluginDirectory: SupervisedPipeline.binDirectory) }
-        let ok = try Pipeline.parse(list: "identity,external:py", pluginDirectory: SupervisedPipeline.binDirectory)
+        #expect(throws: PipelineError.self) { try Pipeline.parse(list: "identity,,counter", pluginDirectory: SupervisedPipeline.examplePluginDirectory) }
+        let ok = try Pipeline.parse(list: "identity,external:py", pluginDirectory: SupervisedPipeline.examplePluginDirectory)
         #expect(ok.names == ["identity", "py"])
         #expect(ok.input(of: 1) == "identity")
         #expect(ok.output(of: 1) == "out")

@@ -17,6 +17,18 @@ def eventbus_binary():
     return path
 
 
+def example_binary(package, name):
+    """An example's executable: examples/PACKAGE is a package of its own, built into its own
+    .build (`make test` builds it); EVENTBUS_EXAMPLE_<PACKAGE>_BIN names another folder."""
+    variable = "EVENTBUS_EXAMPLE_" + package.upper().replace("-", "_") + "_BIN"
+    folder = os.environ.get(variable) or os.path.join(
+        os.path.dirname(__file__), "..", "..", "examples", package, ".build", "debug")
+    path = os.path.join(folder, name)
+    if not os.path.exists(path):
+        raise RuntimeError(f"{name} not found at {path}: run `swift build --package-path examples/{package}` first")
+    return path
+
+
 class BrokerProcess:
     def __init__(self, directory, *extra):
         self.directory = directory

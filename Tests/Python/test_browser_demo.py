@@ -17,9 +17,8 @@ import urllib.request
 
 import websocket  # websocket-client
 
-from conftest import eventbus_binary
+from conftest import eventbus_binary, example_binary
 
-BIN = os.path.dirname(eventbus_binary())
 CID = "messaging:general"
 
 
@@ -107,8 +106,7 @@ class Page:
 def test_browser_demo_shows_ticks_badges_and_privacy_live(tmp_path):
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     assert chromium, "chromium is missing: scripts/ensure-deps.sh --test installs it (apt package chromium)"
-    for binary in ("chat-backend", "chat-gateway"):
-        assert os.path.exists(os.path.join(BIN, binary)), f"{binary} not built: run `swift build --build-tests`"
+    backend_binary, gateway_binary = example_binary("chat-backend", "chat-backend"), example_binary("gateway", "chat-gateway")
     directory = tempfile.mkdtemp(prefix="eventbus-demo-")
     command = f"ipc://{directory}/command.sock"
     processes = []
@@ -117,11 +115,11 @@ def test_browser_demo_shows_ticks_badges_and_privacy_live(tmp_path):
                                                 "--command", command, "--stream", f"ipc://{directory}/stream.sock"], "up")
         processes.append(up)
         wait_line(up_err, r"eventbus ready", up, "eventbus up")
-        backend, backend_out, _ = start(directory, "backend", [os.path.join(BIN, "chat-backend"), "--http", "127.0.0.1:0",
+        backend, backend_out, _ = start(directory, "backend", [backend_binary, "--http", "127.0.0.1:0",
                                                                "--command", command, "--log-level", "warning"], "backend")
         processes.append(backend)
         backend_url = wait_line(backend_out, r"listening on (http://[0-9.]+:\d+)", backend, "chat-backend").group(1)
-        gateway, gateway_out, _ = start(directory, "gateway", [os.path.join(BIN, "chat-gateway"), "--http", "127.0.0.1:0",
+        gateway, gateway_out, _ = start(directory, "gateway", [gateway_binary, "--http", "127.0.0.1:0",
                                                                "--command", command, "--log-level", "warning"], "gateway")
         processes.append(gateway)
         gateway_url = wait_line(gateway_out, r"listening on (http://[0-9.]+:\d+)", gateway, "chat-gateway").group(1)

@@ -17,7 +17,7 @@ import uuid
 import pytest
 import zmq
 
-from conftest import eventbus_binary
+from conftest import eventbus_binary, example_binary
 
 PLUGIN = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python-plugin", "plugin.py")
 
@@ -41,8 +41,13 @@ class Up:
         self.directory = tempfile.mkdtemp(prefix="eventbus-up-")
         self.command = f"ipc://{self.directory}/command.sock"
         self.log = open(os.path.join(self.directory, "up.log"), "w+")
+        # identity is an example plugin (examples/plugins), not beside `eventbus`: a command of its own.
+        config = os.path.join(self.directory, "up.yaml")
+        with open(config, "w") as f:
+            f.write("pipeline:\n  - name: identity\n    command: [%s]\n  - name: pyfilter\n    external: true\n"
+                    % json.dumps(example_binary("plugins", "identity")))
         self.process = subprocess.Popen(
-            [eventbus_binary(), "up", "--pipeline", "identity,external:pyfilter", "--data-dir",
+            [eventbus_binary(), "up", "--config", config, "--data-dir",
              os.path.join(self.directory, "data"), "--command", self.command, "--stream", f"ipc://{self.directory}/stream.sock"],
             stdout=subprocess.DEVNULL, stderr=self.log)
         self.plugin = None

@@ -8,7 +8,7 @@ final class GatewayProcess: @unchecked Sendable {
     private(set) var process: Process?
     private(set) var port = 0
 
-    static var binary: String { SupervisedPipeline.binDirectory + "/chat-gateway" }
+    static var binary: String { BuildFolder.example("gateway") + "/chat-gateway" }
 
     init(busEndpoint: String, consumer: String = "chat-gateway", queueLimit: Int? = nil) throws {
         self.busEndpoint = busEndpoint

@@ -3,29 +3,30 @@ import Foundation
 import Testing
 
 /// docs/integration.md's samples are real: each Swift block stands verbatim in
-/// examples/chat-backend (which the package compiles), and its shell block runs:
+/// examples/chat-backend (which its package compiles), and its shell block runs:
 /// `chat-backend` with the flags shown, then each `curl` line against it and a real bus.
 @Suite struct IntegrationGuideTests {
     static func blocks(_ language: String) throws -> [String] {
-        try PluginGuideTests.blocks(language, in: "docs/integration.md")
+        try MarkdownBlocks.blocks(language, in: "docs/integration.md")
     }
 
     @Test func everySwiftSampleIsCodeOfTheExampleBackend() throws {
         let samples = try Self.blocks("swift")
         #expect(samples.count >= 2)
-        let folder = PluginGuideTests.root.appendingPathComponent("examples/chat-backend/Sources")
+        let folder = BuildFolder.root.appendingPathComponent("examples/chat-backend/Sources")
         let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?
             .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
         #expect(files.count >= 5)
-        let sources = files.map { PluginGuideTests.normalized((try? String(contentsOf: $0, encoding: .utf8)) ?? "") }
+        let sources = files.map { MarkdownBlocks.normalized((try? String(contentsOf: $0, encoding: .utf8)) ?? "") }
         for sample in samples {
-            #expect(sources.contains { $0.contains(PluginGuideTests.normalized(sample)) }, "a Swift sample is not in examples/chat-backend: \(sample.prefix(80))")
+            #expect(sources.contains { $0.contains(MarkdownBlocks.normalized(sample)) }, "a Swift sample is not in examples/chat-backend: \(sample.prefix(80))")
         }
     }
 
     @Test func theShellSamplesRunAgainstABus() async throws {
         let commands = try Self.blocks("sh").flatMap { $0.components(separatedBy: "\n") }
-        let start = try #require(commands.first { $0.hasPrefix(".build/debug/chat-backend ") })
+        // The documented start line: the example's executable (wherever its build folder is) with flags.
+        let start = try #require(commands.first { $0.split(separator: " ").first?.hasSuffix("debug/chat-backend") == true })
         let curls = commands.filter { $0.hasPrefix("curl ") }
         #expect(curls.count >= 5)
 
@@ -38,7 +39,7 @@ import Testing
         let command = try #require(arguments.firstIndex(of: "--command"))
         arguments[command + 1] = pipeline.supervisor.commandEndpoint
         let backend = Process()
-        backend.executableURL = URL(fileURLWithPath: SupervisedPipeline.binDirectory + "/chat-backend")
+        backend.executableURL = URL(fileURLWithPath: BuildFolder.example("chat-backend") + "/chat-backend")
         backend.arguments = arguments
         let output = Pipe()
         backend.standardOutput = output

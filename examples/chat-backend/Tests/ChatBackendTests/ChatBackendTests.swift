@@ -6,7 +6,7 @@ import Testing
 /// supervisor, HTTP calls in, the SPEC.md events on `in` and the reducer's answers out.
 @Suite struct ChatBackendTests {
     static func pipeline() throws -> SupervisedPipeline {
-        let pipeline = try SupervisedPipeline(PrivacyPipelineTests.stages(["receipt-reducer", "read-privacy", "delivery-privacy"]))
+        let pipeline = try SupervisedPipeline(["receipt-reducer", "read-privacy", "delivery-privacy"].map { SupervisedPipeline.plugin($0, executable: $0) })
         try pipeline.waitUntilReady()
         return pipeline
     }

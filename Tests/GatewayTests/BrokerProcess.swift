@@ -1,1 +1,0 @@
-../IntegrationTests/BrokerProcess.swift

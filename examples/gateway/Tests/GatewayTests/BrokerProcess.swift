@@ -1,0 +1,1 @@
+../../../../Tests/IntegrationTests/BrokerProcess.swift

@@ -1,0 +1,1 @@
+../../../../Tests/IntegrationTests/BuildFolder.swift
