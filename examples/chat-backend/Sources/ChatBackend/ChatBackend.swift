@@ -5,7 +5,7 @@ import Logging
 
 /// A small chat backend that publishes its users' actions to the event bus.
 ///
-/// Each mutating endpoint publishes the SPEC.md ingress event on stage `in`, waits
+/// Each mutating endpoint publishes the ingress event (docs/events.md) on stage `in`, waits
 /// for the broker's confirm and only then answers with the confirmed `seq`; the read
 /// endpoints ask the `receipts` service. A bus that is down or slow is answered
 /// `503` after the client's request timeout, never a hang.

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// examples/chat-backend against a real bus: a broker and the receipt pipeline under the
-/// supervisor, HTTP calls in, the SPEC.md events on `in` and the reducer's answers out.
+/// supervisor, HTTP calls in, the ingress events of docs/events.md on `in` and the reducer's answers out.
 @Suite struct ChatBackendTests {
     static func pipeline() throws -> SupervisedPipeline {
         let pipeline = try SupervisedPipeline(["receipt-reducer", "read-privacy", "delivery-privacy"].map { SupervisedPipeline.plugin($0, executable: $0) })

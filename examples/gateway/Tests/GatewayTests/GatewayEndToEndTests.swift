@@ -24,7 +24,7 @@ import Testing
     }
 
     /// Two users with two devices each and a non-member: each device gets exactly the
-    /// frames SPEC.md prescribes for its user; a kill -9 of the gateway loses nothing for
+    /// frames docs/events.md ("Egress events") prescribes for its user; a kill -9 of the gateway loses nothing for
     /// a device that reconnects with its last SEQ; a device replaying from 0 gets the same.
     @Test func routesByMembershipAndUserAndSurvivesAKill() async throws {
         let pipeline = try SupervisedPipeline(Self.stages)
