@@ -1,3 +1,4 @@
+import EventBus
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -122,15 +123,8 @@ enum SystemFile {
     /// whatever the umask (the broker's user only); folders that exist already
     /// are left as they are.
     static func makeDirectories(_ path: String) throws(LogError) {
-        var prefix = path.hasPrefix("/") ? "" : "."
-        for part in path.split(separator: "/") {
-            prefix += "/" + part
-            if mkdir(prefix, 0o700) == 0 {
-                // mkdir applied the umask, which could only narrow the mode; set it exactly.
-                if chmod(prefix, 0o700) != 0 { throw ioError("cannot chmod", prefix) }
-            } else if errno != EEXIST {
-                throw ioError("cannot create directory", prefix)
-            }
+        do { try PrivateFiles.makeDirectories(path) } catch {
+            throw LogError(.io, error.description, errno: error.code)
         }
     }
 
