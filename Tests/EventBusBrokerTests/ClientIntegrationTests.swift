@@ -128,7 +128,7 @@ import Testing
         let bus = try TestBroker(); defer { bus.stop() }
         let subscription = try Subscription(endpoint: bus.broker.streamEndpoint, prefixes: ["out/"], logger: Self.quiet())
         defer { subscription.cancel() }
-        try await Task.sleep(for: .milliseconds(200))
+        while try bus.streamSubscriptions() < 1 { try await Task.sleep(for: .milliseconds(5)) }  // a poll interval
         let client = try Self.client(bus); defer { client.close() }
         _ = try await client.publish(Events.read(), stage: "in")
         let seq = try await client.publish(Events.read(), stage: "out")
@@ -154,7 +154,12 @@ import Testing
             #expect(delivery.seq == UInt64(expected))
             consumer.ack(delivery.seq)
         }
-        try await Task.sleep(for: .milliseconds(400))  // the ACK reaches the broker and its offset file
+        // The ACK has reached the broker (a clean stop saves the offsets file).
+        func acked() async throws -> Int64? {
+            guard case .array(let consumers)? = try JSONParser.parse(try await client.stats())["consumers"] else { return nil }
+            return consumers.first { $0["name"]?.stringValue == "survivor" }?["acked"]?.int64Value
+        }
+        while try await acked() != 3 { try await Task.sleep(for: .milliseconds(5)) }  // a poll interval
         try bus.restart()
         // The same client publishes again after the restart, and its consumer carries on.
         let seqs = try await client.publish((0..<2).map { Events.read(message: "n\($0)", id: "second-\($0)") })

@@ -83,14 +83,26 @@ final class TestBroker: @unchecked Sendable {
     /// A raw DEALER connected to the command socket.
     func peer() throws -> RawPeer { try RawPeer(context: context, endpoint: broker.commandEndpoint) }
 
-    /// A SUB connected to the stream socket.
+    /// A SUB connected to the stream socket, returned once the broker counts its
+    /// subscriptions (STATS `stream_subscriptions`), not after a fixed wait.
     func subscriber(_ prefixes: [String]) throws -> Socket {
+        let before = try streamSubscriptions()
         let sub = try Socket(context: context, type: .sub)
         try sub.setReceiveTimeout(2_000)
         try sub.setLinger(0)
         for prefix in prefixes { try sub.subscribe(Array(prefix.utf8)) }
         try sub.connect(broker.streamEndpoint)
+        let deadline = Date().addingTimeInterval(10)
+        while try streamSubscriptions() < before + prefixes.count {
+            guard Date() < deadline else { throw LogError(.io, "the stream subscriptions never reached the broker") }
+            Thread.sleep(forTimeInterval: 0.005)  // a poll interval
+        }
         return sub
+    }
+
+    /// STATS `stream_subscriptions`: the distinct prefixes the XPUB has been told of.
+    func streamSubscriptions() throws -> Int {
+        try peer().call("STATS").json["stream_subscriptions"] as? Int ?? -1
     }
 
     deinit {
