@@ -7,29 +7,13 @@ import Testing
 /// stands verbatim in an example that the package compiles, and each YAML block
 /// is a configuration `eventbus up` accepts.
 @Suite struct PluginGuideTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static var root: URL { BuildFolder.root }
 
     static func blocks(_ language: String, in document: String = "docs/plugins.md") throws -> [String] {
-        let text = try String(contentsOf: root.appendingPathComponent(document), encoding: .utf8)
-        var blocks: [String] = [], current: [String]?
-        for line in text.components(separatedBy: "\n") {
-            // A block inside a quote (`> ```sh`) counts as well.
-            let code = line.hasPrefix("> ") ? String(line.dropFirst(2)) : line
-            if current == nil, code == "```\(language)" {
-                current = []
-            } else if current != nil, code == "```" {
-                blocks.append(current!.joined(separator: "\n"))  // non-nil: checked in this branch's condition
-                current = nil
-            } else {
-                current?.append(code)
-            }
-        }
-        return blocks
+        try MarkdownBlocks.blocks(language, in: document)
     }
 
-    static func normalized(_ text: String) -> String {
-        text.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "\n")
-    }
+    static func normalized(_ text: String) -> String { MarkdownBlocks.normalized(text) }
 
     @Test func everySwiftSampleIsCodeThatTheExamplesCompile() throws {
         let samples = try Self.blocks("swift")

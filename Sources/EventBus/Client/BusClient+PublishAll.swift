@@ -32,7 +32,6 @@ extension BusClient {
         let stageBytes = Array(stage.utf8)
         await withTaskGroup(of: (Int, Result<[UInt64], BusError>).self) { group in
             var next = 0
-            var inFlight = 0
             var confirmedPrefix = 0  // batches 0..<confirmedPrefix have their results
             var confirmed = 0
             var failed = false
@@ -42,7 +41,6 @@ extension BusClient {
                 let index = next
                 let range = batches[index]
                 next += 1
-                inFlight += 1
                 await withCheckedContinuation { (queued: CheckedContinuation<Void, Never>) in
                     group.addTask {
                         let result = await self.submitPublish(Array(events[range]), stage: stageBytes) { queued.resume() }
@@ -52,7 +50,6 @@ extension BusClient {
             }
             while next < min(max(window, 1), batches.count) { await launch() }
             while let (index, result) = await group.next() {
-                inFlight -= 1
                 results[index] = result
                 if case .failure = result { failed = true }
                 while confirmedPrefix < batches.count, case .success(let seqs)? = results[confirmedPrefix] {
