@@ -106,7 +106,8 @@ final class BrokerCore {
         offsetStore = try OffsetStore(directory: config.dataDirectory, logger: logger)
         // A log that ends before what consumers or snapshots have seen lost records: serving
         // would give their SEQs again (docs/operations.md, "Records lost mid-log").
-        let references = LogReferences(offsets: offsetStore.load(), dataDirectory: config.dataDirectory)
+        let offsets = offsetStore.load()
+        let references = LogReferences(offsets: offsets, dataDirectory: config.dataDirectory)
         if let refusal = references.refusal(headSeq: log.headSeq, dataDirectory: config.dataDirectory, recovery: log.recovery) {
             log.close()
             throw refusal
@@ -143,12 +144,12 @@ final class BrokerCore {
         try BindPolicy.restrictIPC(try router.lastEndpoint, mode: config.ipcFileMode)
         try BindPolicy.restrictIPC(try stream.lastEndpoint, mode: config.ipcFileMode)
 
-        try rebuild()
+        try rebuild(offsets: offsets)
     }
 
-    /// Rebuilds the indexes, the cache, the dedup window and the consumers from disk.
-    private func rebuild() throws {
-        for (name, acked) in offsetStore.load() {
+    /// Rebuilds the indexes, the cache, the dedup window and, from their saved `offsets`, the consumers.
+    private func rebuild(offsets: [String: UInt64]) throws {
+        for (name, acked) in offsets {
             let consumer = ConsumerState(name: name, acked: acked)
             consumer.nextSeq = acked + 1
             consumers[name] = consumer

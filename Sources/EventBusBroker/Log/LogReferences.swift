@@ -36,11 +36,6 @@ public struct LogReferences: Sendable, Equatable {
         references = found.sorted { ($0.seq, $1.what) > ($1.seq, $0.what) }
     }
 
-    /// Creates the references from a list (tests).
-    public init(_ references: [Reference]) {
-        self.references = references.sorted { ($0.seq, $1.what) > ($1.seq, $0.what) }
-    }
-
     /// The highest SEQ any reference has seen, 0 when there is none.
     public var highestSeq: UInt64 { references.first?.seq ?? 0 }
 
