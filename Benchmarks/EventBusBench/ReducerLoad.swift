@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import EventBus
 import Foundation
 import ZeroMQ
@@ -28,24 +31,31 @@ struct ReducerLoad {
         envelope("ack-\(i)", "message.read", #"{"cid":"\#(cid)","user_id":"u\#(i % members)","message_id":"m\#(i / members)"}"#)
     }
 
-    /// The ack index a `message.read` output stands for, read from its bytes.
-    func index(ofOutput event: [UInt8]) -> Int? {
-        guard let user = number(after: Array(#""user_id":"u"#.utf8), in: event),
-              let message = number(after: Array(#""last_read_message_id":"m"#.utf8), in: event) else { return nil }
+    /// The ack index a `message.read` output stands for, read in place from its bytes
+    /// (no copy: the load generator shares the machine with what it measures).
+    func index(ofOutput event: UnsafeRawBufferPointer) -> Int? {
+        guard let user = number(after: Self.userMarker, in: event),
+              let message = number(after: Self.messageMarker, in: event) else { return nil }
         return message * members + user
     }
 
-    private func number(after marker: [UInt8], in bytes: [UInt8]) -> Int? {
+    private static let userMarker = Array(#""user_id":"u"#.utf8)
+    private static let messageMarker = Array(#""last_read_message_id":"m"#.utf8)
+
+    private func number(after marker: [UInt8], in bytes: UnsafeRawBufferPointer) -> Int? {
         guard bytes.count > marker.count else { return nil }
-        for start in 0...(bytes.count - marker.count) where bytes[start] == marker[0] {
-            if Array(bytes[start..<(start + marker.count)]) == marker {
-                var value = 0, index = start + marker.count
+        var start = 0
+        while start <= bytes.count - marker.count {
+            if bytes[start] == marker[0],
+               marker.withUnsafeBytes({ memcmp(bytes.baseAddress! + start, $0.baseAddress!, marker.count) == 0 }) {
+                var index = start + marker.count, value = 0
                 while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
                     value = value * 10 + Int(bytes[index] - 48)
                     index += 1
                 }
                 return value
             }
+            start += 1
         }
         return nil
     }
@@ -90,7 +100,7 @@ func reducer(endpoint: String, acks: Int, batch: Int, window: Int, rate: Int?) t
             var lastSeq: UInt64 = 0
             DeliveryBatch.decode(message[3]) { seq, _, event in
                 lastSeq = seq
-                if let index = load.index(ofOutput: Array(event)), index < acks, arrivals[index] == 0 {
+                if let index = load.index(ofOutput: event), index < acks, arrivals[index] == 0 {
                     arrivals[index] = arrived
                     seen += 1
                 }
