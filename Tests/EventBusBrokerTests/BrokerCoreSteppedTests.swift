@@ -70,6 +70,73 @@ import ZeroMQ
         #expect(after.map(\.verb) == ["OK", "EVT"])
         #expect(after.first?.last == "1")
         #expect(core.visibleSeq == 1)
+        core.syncWorker?.stop()
+        core.log.close()
+    }
+
+    /// Under `--fsync always` the loop hands a commit's fsync to the sync worker
+    /// and goes on: a PUB that arrives meanwhile is appended but neither
+    /// confirmed nor visible until a later fsync covers it, and that fsync
+    /// starts as soon as the first completes.
+    @Test func aPubArrivingDuringAnFsyncWaitsForTheNextCommit() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let core = try Self.core(directory)
+        let worker = try #require(core.syncWorker)
+        let context = try Context()
+        let peer = try Socket(context: context, type: .dealer)
+        defer { peer.close() }
+        let peerID = Array("async-peer".utf8)
+        try peer.setRoutingID(peerID)
+        try peer.setLinger(0)
+        try peer.setReceiveTimeout(300)
+        try peer.connect(core.commandEndpoint)
+        Thread.sleep(forTimeInterval: 0.2)  // the ROUTER knows the peer once the connection is up
+
+        func pub(_ correlation: String, _ id: String) {
+            let event = String(decoding: Events.read(message: "m1", id: id), as: UTF8.self)
+            core.handle([peerID, WireProtocol.signature, Array("PUB".utf8), Array(correlation.utf8), Array("in".utf8), Array(event.utf8)])
+        }
+        /// The correlation ids of the OKs the peer has.
+        func confirmed() throws -> [String] {
+            var correlations: [String] = []
+            while let frames = try peer.receive() {
+                if frames[1] == Array("OK".utf8) { correlations.append(String(decoding: frames[2], as: UTF8.self)) }
+            }
+            return correlations
+        }
+        /// Waits for the worker's wake-up, then lets the core complete what it finished.
+        func finish() throws {
+            var poller = Poller()
+            poller.add(fileDescriptor: worker.wakeup.fileDescriptor)
+            guard try poller.poll(timeoutMilliseconds: 10_000)[0].contains(.readable) else {
+                Issue.record("no fsync completed within 10 s")
+                return
+            }
+            core.finishCommits()
+        }
+
+        pub("first", "e1")
+        core.advanceCommit()
+        #expect(core.committing?.head == 1)
+        pub("second", "e2")
+        core.advanceCommit()  // one fsync at a time: the second waits
+        #expect(core.committing?.head == 1)
+        #expect(core.log.headSeq == 2)
+        #expect(core.visibleSeq == 0)
+
+        try finish()
+        #expect(try confirmed() == ["first"])
+        #expect(core.visibleSeq == 1)
+        // The second's fsync started as the first completed.
+        #expect(core.committing?.head == 2)
+
+        try finish()
+        #expect(try confirmed() == ["second"])
+        #expect(core.visibleSeq == 2)
+        #expect(core.log.durableSeq == 2)
+        #expect(core.committing == nil)
+        worker.stop()
         core.log.close()
     }
 
@@ -91,6 +158,7 @@ import ZeroMQ
         #expect(peers == [attached, Array("new".utf8)])
         core.remember(Array("new".utf8), false, in: &peers)
         #expect(peers == [attached])
+        core.syncWorker?.stop()
         core.log.close()
     }
 }

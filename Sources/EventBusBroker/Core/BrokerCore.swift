@@ -8,9 +8,10 @@ import ZeroMQ
 /// The broker's state and its poll loop. Owned by one thread: the one in `run`.
 ///
 /// One pass of the loop reads every command waiting on the ROUTER socket,
-/// appends the PUB batches among them to the log, makes them durable with one
-/// fsync (group commit), then answers the PUBs, routes the new events and
-/// feeds the durable consumers.
+/// appends the PUB batches among them to the log, hands their fsync to the
+/// ``SyncWorker`` unless one is in flight (group commit), answers the PUBs and
+/// routes the events an fsync completed since, and feeds the durable
+/// consumers (BrokerCore+Commit.swift).
 final class BrokerCore {
     /// A PUB whose OK waits for the commit that covers it.
     struct PendingConfirm {
@@ -55,6 +56,10 @@ final class BrokerCore {
     var stagedRuns: [(stage: String, count: Int)] = []
     /// Every event up to this SEQ is committed and routed.
     var visibleSeq: UInt64
+    /// Performs the fsyncs of policy `always` off the loop's thread; `nil` under the other policies.
+    let syncWorker: SyncWorker?
+    /// The commit whose fsync is in flight on ``syncWorker``.
+    var committing: CommitGroup?
     var requestCounter: UInt64 = 0
     var offsetsDirty = false
     var consumersBlocked = false
@@ -113,6 +118,7 @@ final class BrokerCore {
             throw refusal
         }
         visibleSeq = log.headSeq
+        syncWorker = config.fsync == .always ? try SyncWorker() : nil
 
         context = try Context(ioThreads: 1)
         router = try Socket(context: context, type: .router)
@@ -186,19 +192,27 @@ final class BrokerCore {
         var poller = Poller()
         poller.add(router)
         poller.add(stream)
-        if let security { poller.add(security.zap.socket) }
+        let syncIndex = syncWorker.map { worker in
+            poller.add(fileDescriptor: worker.wakeup.fileDescriptor)
+            return 2
+        }
+        let zapIndex = security.map { security in
+            poller.add(security.zap.socket)
+            return syncIndex == nil ? 2 : 3
+        }
         while !stopped() && fatal == nil {
             do {
                 let timeout = consumersBlocked ? 1 : 20
                 let ready = try poller.poll(timeoutMilliseconds: timeout)
-                if ready.count > 2 && ready[2].contains(.readable) { security?.zap.drain() }
+                if let zapIndex, ready[zapIndex].contains(.readable) { security?.zap.drain() }
+                if let syncIndex, ready[syncIndex].contains(.readable) { finishCommits() }
                 if ready[1].contains(.readable) { drainSubscriptions() }
                 if ready[0].contains(.readable) { drainCommands() }
             } catch {
                 if error.contextTerminated { break }
                 logger.error("poll failed", metadata: ["error.type": "\(error)"])
             }
-            commit()
+            advanceCommit()
             pumpConsumers()
             runTimers()
         }
@@ -235,7 +249,12 @@ final class BrokerCore {
     }
 
     private func shutdown() {
-        // After a failed fsync nothing more is written: the next start recovers the log.
+        // The fsync in flight ends first; after a failed one nothing more is
+        // written: the next start recovers the log.
+        if let syncWorker {
+            syncWorker.stop()
+            finishCommits()
+        }
         if fatal == nil { commit() }
         if fatal == nil {
             saveOffsets()
@@ -248,61 +267,7 @@ final class BrokerCore {
         logger.info("broker stopped", metadata: ["bus.head_seq": "\(log.headSeq)"])
     }
 
-    // MARK: Commit and routing
-
-    /// Makes what was appended durable per the fsync policy, answers the PUBs it
-    /// covers and routes the new events.
-    func commit() {
-        guard !stagedRuns.isEmpty || !unconfirmed.isEmpty else { return }
-        if config.fsync == .always {
-            guard syncLog() else { return }
-        }
-        let confirms = unconfirmed
-        unconfirmed.removeAll(keepingCapacity: true)
-        for confirm in confirms { sendConfirm(confirm) }
-        for (stage, count) in stagedRuns {
-            metrics.appended(count, stage: stage)
-            statistics.published[stage, default: 0] += count
-        }
-        stagedRuns.removeAll(keepingCapacity: true)
-        let records = staged
-        staged.removeAll(keepingCapacity: true)
-        for record in records {
-            let stage = record.topic.starts(with: Self.outPrefix) ? Stage.out : Stage.diag
-            if stage == Stage.diag { statistics.diagnostics[record.type, default: 0] += 1 }
-            route(record, stage: stage)
-        }
-        // The commit covers everything appended: consumers may now have it.
-        visibleSeq = log.headSeq
-    }
-
-    /// Forces the log to disk, whatever the policy asked for it; on failure
-    /// stops the broker (``fatal``) and returns false.
-    ///
-    /// After a failed fsync the kernel may have dropped the dirty pages and
-    /// cleared the error ("fsyncgate"): nothing written since the last good
-    /// sync can be trusted, a later fsync may succeed without it being on disk,
-    /// and a confirm must never be sent for it. So every policy stops, as
-    /// PostgreSQL does; the next start re-reads the log and re-syncs it.
-    @discardableResult
-    func syncLog() -> Bool {
-        let started = Clock.monotonicNanoseconds()
-        do {
-            try log.sync()
-        } catch {
-            logger.critical(
-                "fsync of the log failed; stopping without confirming more, restart to recover the log",
-                metadata: [
-                    "error.type": "\(error)", "bus.fsync": "\(config.fsync.rawValue)",
-                    "bus.durable_seq": "\(log.durableSeq)", "bus.head_seq": "\(log.headSeq)",
-                ])
-            fatal = BrokerError(description: "fsync of the log failed: \(error)")
-            return false
-        }
-        metrics.fsynced(nanoseconds: Clock.monotonicNanoseconds() - started)
-        timers.sync = Clock.monotonicMilliseconds()
-        return true
-    }
+    // MARK: Routing
 
     /// Indexes a record for its stage's consumers. Events of `out` that never
     /// leave the broker (private types, `query`, `reply`) are only counted, so
@@ -316,7 +281,7 @@ final class BrokerCore {
     }
 
     /// Sends an `out` or `diag` event to the stream, or a `reply` to its requester.
-    private func route(_ record: RoutedRecord, stage: String) {
+    func route(_ record: RoutedRecord, stage: String) {
         let type = record.typeBytes
         if stage == Stage.out && type.elementsEqual(Self.replyType) {
             deliverReply(record)

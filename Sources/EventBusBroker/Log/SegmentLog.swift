@@ -209,7 +209,8 @@ public final class SegmentLog {
 
     /// Flushes, then `fdatasync`s the segments written since the last sync
     /// (and the directory, after a segment was created or removed); then
-    /// sets ``durableSeq`` to ``headSeq``.
+    /// sets ``durableSeq`` to ``headSeq``: ``prepareSync()``, ``SyncTicket/perform()``
+    /// and ``completeSync(_:failure:)`` in one call, on this thread.
     ///
     /// A failed sync is final: after it the kernel may have dropped the dirty
     /// pages and cleared the error, so a later sync could succeed without the
@@ -217,38 +218,41 @@ public final class SegmentLog {
     /// ``flush()`` and ``sync()`` throw; reopening the log re-reads and re-syncs
     /// what is really in the files.
     public func sync() throws(LogError) {
-        try checkWritable()
-        try writeBuffer()
-        let head = headSeq
+        let ticket = try prepareSync()
         do {
-            try syncWrittenFiles()
+            try ticket.perform()
         } catch {
-            syncFailure = error
+            completeSync(ticket, failure: error)
             throw error
         }
-        durableSeq = head
+        completeSync(ticket, failure: nil)
     }
 
-    /// `fdatasync`s the rolled segments not yet synced, the active one and, if needed, the directory.
-    private func syncWrittenFiles() throws(LogError) {
-        let injected = failNextSync.exchange(0, ordering: .relaxed)
-        if injected != 0 {
-            throw LogError(.io, "cannot fdatasync \(active.path): injected failure (errno \(injected))", errno: injected)
-        }
-        for path in unsyncedPaths {
-            let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-            if fd < 0 {
-                if errno == ENOENT { continue }  // removed by retention meanwhile
-                throw SystemFile.ioError("cannot open", path)
-            }
-            defer { Glibc.close(fd) }
-            try SystemFile.dataSync(fd, path: path)
-        }
+    /// Writes the buffer out and names what a sync must flush to cover every
+    /// record appended so far; the log goes on taking appends meanwhile. Hand
+    /// the ticket to ``SyncTicket/perform()`` (on any thread), then its outcome
+    /// to ``completeSync(_:failure:)``. Tickets complete in the order taken.
+    public func prepareSync() throws(LogError) -> SyncTicket {
+        try checkWritable()
+        try writeBuffer()
+        let fd = Glibc.dup(activeFD)
+        guard fd >= 0 else { throw SystemFile.ioError("cannot duplicate the descriptor of", active.path) }
+        let ticket = SyncTicket(
+            head: headSeq, rolledPaths: unsyncedPaths, activeFD: fd, activePath: active.path,
+            directory: directoryNeedsSync ? directory : nil,
+            injectedErrno: failNextSync.exchange(0, ordering: .relaxed))
         unsyncedPaths.removeAll()
-        try SystemFile.dataSync(activeFD, path: active.path)
-        if directoryNeedsSync {
-            try SystemFile.syncDirectory(directory)
-            directoryNeedsSync = false
+        directoryNeedsSync = false
+        return ticket
+    }
+
+    /// Records the outcome of a ticket's ``SyncTicket/perform()``: on success
+    /// ``durableSeq`` rises to its head; a failure is final (see ``sync()``).
+    public func completeSync(_ ticket: SyncTicket, failure: LogError?) {
+        if let failure {
+            syncFailure = syncFailure ?? failure
+        } else if syncFailure == nil {
+            durableSeq = max(durableSeq, ticket.head)
         }
     }
 

@@ -1,0 +1,129 @@
+import EventBus
+
+/// Commit: making what was appended durable per the fsync policy, then
+/// answering the PUBs it covers and routing its events (docs/architecture.md,
+/// "Commit").
+///
+/// Under `--fsync always` the loop hands each group to the ``SyncWorker`` and
+/// goes on: while one fsync runs, the next group gathers, and the loop keeps
+/// receiving, appending and delivering what earlier commits covered. A group
+/// is a prefix of ``BrokerCore/unconfirmed``, ``BrokerCore/staged`` and
+/// ``BrokerCore/stagedRuns``: all three are in append order, and a group's
+/// ticket was taken after its last append.
+extension BrokerCore {
+    /// What one commit covers: the first `confirms`, `records` and `runs` of the
+    /// waiting PUBs, routed events and appended runs, up to SEQ `head`.
+    struct CommitGroup {
+        let head: UInt64
+        let confirms: Int
+        let records: Int
+        let runs: Int
+    }
+
+    /// The group of everything appended so far.
+    var waitingGroup: CommitGroup {
+        CommitGroup(head: log.headSeq, confirms: unconfirmed.count, records: staged.count, runs: stagedRuns.count)
+    }
+
+    /// Whether anything waits for a commit.
+    var hasUncommitted: Bool { !stagedRuns.isEmpty || !unconfirmed.isEmpty }
+
+    /// One step of the loop: under `always`, starts an fsync of what is
+    /// waiting unless one is in flight; under the other policies, commits now.
+    func advanceCommit() {
+        guard let syncWorker else {
+            commit()
+            return
+        }
+        guard committing == nil, fatal == nil, hasUncommitted else { return }
+        let group = waitingGroup
+        do {
+            syncWorker.submit(try log.prepareSync())
+            committing = group
+        } catch {
+            stop(afterFailedSync: error)
+        }
+    }
+
+    /// Completes the fsyncs the worker finished: releases their groups, or stops the broker.
+    func finishCommits() {
+        guard let syncWorker else { return }
+        for outcome in syncWorker.takeOutcomes() {
+            log.completeSync(outcome.ticket, failure: outcome.failure)
+            guard let group = committing else { continue }
+            committing = nil
+            if let failure = outcome.failure {
+                stop(afterFailedSync: failure)
+                return
+            }
+            metrics.fsynced(nanoseconds: outcome.nanoseconds)
+            timers.sync = Clock.monotonicMilliseconds()
+            release(group)
+        }
+        // What gathered during that fsync goes into the next at once.
+        advanceCommit()
+    }
+
+    /// Makes everything appended durable per the fsync policy, on this
+    /// thread, then answers the PUBs and routes the events; for shutdown and
+    /// for tests that step the core. Not while a group is ``committing``.
+    func commit() {
+        guard hasUncommitted, committing == nil else { return }
+        let group = waitingGroup
+        if config.fsync == .always {
+            guard syncLog() else { return }
+        }
+        release(group)
+    }
+
+    /// Answers a committed group's PUBs and routes its events; consumers may then have them.
+    private func release(_ group: CommitGroup) {
+        let confirms = unconfirmed[..<group.confirms]
+        for confirm in confirms { sendConfirm(confirm) }
+        unconfirmed.removeFirst(group.confirms)
+        for (stage, count) in stagedRuns[..<group.runs] {
+            metrics.appended(count, stage: stage)
+            statistics.published[stage, default: 0] += count
+        }
+        stagedRuns.removeFirst(group.runs)
+        let records = staged[..<group.records]
+        for record in records {
+            let stage = record.topic.starts(with: Self.outPrefix) ? Stage.out : Stage.diag
+            if stage == Stage.diag { statistics.diagnostics[record.type, default: 0] += 1 }
+            route(record, stage: stage)
+        }
+        staged.removeFirst(group.records)
+        visibleSeq = max(visibleSeq, group.head)
+    }
+
+    /// Forces the log to disk on this thread, whatever the policy asked for
+    /// it; on failure stops the broker (``fatal``) and returns false.
+    @discardableResult
+    func syncLog() -> Bool {
+        let started = Clock.monotonicNanoseconds()
+        do {
+            try log.sync()
+        } catch {
+            stop(afterFailedSync: error)
+            return false
+        }
+        metrics.fsynced(nanoseconds: Clock.monotonicNanoseconds() - started)
+        timers.sync = Clock.monotonicMilliseconds()
+        return true
+    }
+
+    /// After a failed fsync the kernel may have dropped the dirty pages and
+    /// cleared the error ("fsyncgate"): nothing written since the last good
+    /// sync can be trusted, a later fsync may succeed without it being on disk,
+    /// and a confirm must never be sent for it. So every policy stops, as
+    /// PostgreSQL does; the next start re-reads the log and re-syncs it.
+    private func stop(afterFailedSync error: LogError) {
+        logger.critical(
+            "fsync of the log failed; stopping without confirming more, restart to recover the log",
+            metadata: [
+                "error.type": "\(error)", "bus.fsync": "\(config.fsync.rawValue)",
+                "bus.durable_seq": "\(log.durableSeq)", "bus.head_seq": "\(log.headSeq)",
+            ])
+        fatal = BrokerError(description: "fsync of the log failed: \(error)")
+    }
+}
