@@ -13,10 +13,11 @@ import Synchronization
 /// broker.stop()
 /// ```
 public final class Broker: Sendable {
-    // The core and its sockets are created here and then used only by the
-    // thread inside `run`; `running` makes sure there is one such thread.
-    // Internal, not private, for tests' hooks (the log's `failNextSync` is atomic).
-    nonisolated(unsafe) let core: BrokerCore
+    // The loop, its sockets and its core are created here and then used only by
+    // the thread inside `run`; `running` makes sure there is one such thread.
+    nonisolated(unsafe) private let loop: BrokerLoop
+    /// Internal, not private, for tests' hooks (the log's `failNextSync` is atomic).
+    var core: BrokerCore { loop.core }
     private let stopRequested = Atomic<Bool>(false)
     private let running = Atomic<Bool>(false)
 
@@ -35,9 +36,9 @@ public final class Broker: Sendable {
     ///   the log cannot be opened, or an endpoint cannot be bound.
     public init(config: BrokerConfig, logger: Logger) throws {
         try DataDirectoryPolicy.prepare(config)
-        core = try BrokerCore(config: config, logger: logger)
-        commandEndpoint = core.commandEndpoint
-        streamEndpoint = core.streamEndpoint
+        loop = try BrokerLoop(config: config, logger: logger)
+        commandEndpoint = loop.commandEndpoint
+        streamEndpoint = loop.streamEndpoint
     }
 
     /// Serves on the calling thread until `stop()`; commits and closes the log before returning.
@@ -49,7 +50,7 @@ public final class Broker: Sendable {
             "bus.command": "\(commandEndpoint)", "bus.stream": "\(streamEndpoint)",
             "bus.data_dir": "\(core.config.dataDirectory)", "bus.fsync": "\(core.config.fsync.rawValue)",
         ])
-        core.run { stopRequested.load(ordering: .acquiring) }
+        loop.run { stopRequested.load(ordering: .acquiring) }
         if let fatal = core.fatal { throw fatal }
     }
 

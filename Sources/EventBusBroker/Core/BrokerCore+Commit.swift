@@ -57,7 +57,7 @@ extension BrokerCore {
                 return
             }
             metrics.fsynced(nanoseconds: outcome.nanoseconds)
-            timers.sync = Clock.monotonicMilliseconds()
+            timers.sync = clock.monotonicMilliseconds()
             release(group)
         }
         // What gathered during that fsync goes into the next at once.
@@ -100,15 +100,15 @@ extension BrokerCore {
     /// it; on failure stops the broker (``fatal``) and returns false.
     @discardableResult
     func syncLog() -> Bool {
-        let started = Clock.monotonicNanoseconds()
+        let started = clock.monotonicNanoseconds()
         do {
             try log.sync()
         } catch {
             stop(afterFailedSync: error)
             return false
         }
-        metrics.fsynced(nanoseconds: Clock.monotonicNanoseconds() - started)
-        timers.sync = Clock.monotonicMilliseconds()
+        metrics.fsynced(nanoseconds: clock.monotonicNanoseconds() - started)
+        timers.sync = clock.monotonicMilliseconds()
         return true
     }
 

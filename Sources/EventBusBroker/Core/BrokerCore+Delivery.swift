@@ -59,15 +59,15 @@ extension BrokerCore {
     ///
     /// - Returns: `false` when the peer's queue is full (nothing was sent).
     private func sendDelivery(_ records: [RoutedRecord], batched: Bool, to peer: [UInt8], name: [UInt8]) throws(ZMQError) -> Bool {
-        guard try router.sendFrame(peer, more: true, dontWait: true) else { return false }
-        try router.sendFrame(WireProtocol.signature, more: true, dontWait: true)
-        try router.sendFrame(batched ? Verb.evts.bytes : Verb.evt.bytes, more: true, dontWait: true)
-        try router.sendFrame(name, more: true, dontWait: true)
+        guard try output.sendFrame(peer, more: true) else { return false }
+        try output.sendFrame(WireProtocol.signature, more: true)
+        try output.sendFrame(batched ? Verb.evts.bytes : Verb.evt.bytes, more: true)
+        try output.sendFrame(name, more: true)
         guard batched else {
             let record = records[0]
             try sendDecimal(record.seq, more: true)
-            try router.sendFrame(record.topic, more: true, dontWait: true)
-            try router.sendFrame(record.event, more: false, dontWait: true)
+            try output.sendFrame(record.topic, more: true)
+            try output.sendFrame(record.event, more: false)
             return true
         }
         // The records are read where they lie, through pointers: a `for record in records`
@@ -81,7 +81,7 @@ extension BrokerCore {
                 size += DeliveryBatch.encodedSize(
                     seq: record.pointee.seq, topicCount: record.pointee.topic.count, eventCount: record.pointee.event.count)
             }
-            try router.sendFrame(size: size, more: false, dontWait: true) { buffer in
+            try output.sendFrame(size: size, more: false) { buffer in
                 guard let base = buffer.baseAddress else { return }
                 var offset = 0
                 for index in records.indices {
@@ -101,13 +101,13 @@ extension BrokerCore {
     /// for `compact_ok` one frame of them all; written without building strings.
     func sendConfirm(_ confirm: PendingConfirm) {
         do {
-            guard try router.sendFrame(confirm.peer, more: true, dontWait: true) else {
+            guard try output.sendFrame(confirm.peer, more: true) else {
                 statistics.droppedReplies += 1
                 return
             }
-            try router.sendFrame(WireProtocol.signature, more: true, dontWait: true)
-            try router.sendFrame(Verb.ok.bytes, more: true, dontWait: true)
-            try router.sendFrame(confirm.correlation, more: !confirm.seqs.isEmpty, dontWait: true)
+            try output.sendFrame(WireProtocol.signature, more: true)
+            try output.sendFrame(Verb.ok.bytes, more: true)
+            try output.sendFrame(confirm.correlation, more: !confirm.seqs.isEmpty)
             guard confirm.compact else {
                 for (index, seq) in confirm.seqs.enumerated() {
                     try sendDecimal(seq, more: index < confirm.seqs.count - 1)
@@ -116,7 +116,7 @@ extension BrokerCore {
             }
             // One frame: the SEQs in decimal, separated by single spaces.
             let size = confirm.seqs.reduce(confirm.seqs.count - 1) { $0 + ASCIIDecimal.digits($1) }
-            try router.sendFrame(size: size, more: false, dontWait: true) { buffer in
+            try output.sendFrame(size: size, more: false) { buffer in
                 guard let base = buffer.baseAddress else { return }
                 var offset = 0
                 for (index, seq) in confirm.seqs.enumerated() {
@@ -136,7 +136,7 @@ extension BrokerCore {
     private func sendDecimal(_ value: UInt64, more: Bool) throws(ZMQError) {
         // Safe: an allocated buffer always has a base address.
         let count = ASCIIDecimal.write(value, to: decimalScratch.baseAddress!)
-        try router.sendFrame(UnsafeRawBufferPointer(rebasing: decimalScratch[..<count]), more: more, dontWait: true)
+        try output.sendFrame(UnsafeRawBufferPointer(rebasing: decimalScratch[..<count]), more: more)
     }
 
     private func nextCandidate(for consumer: ConsumerState) -> UInt64? {

@@ -151,7 +151,7 @@ extension BrokerCore {
     @inline(__always)
     private func appendNew(_ batch: inout PubBatch) throws(BusError) -> UInt64 {
         guard !batch.records.isEmpty else { return 0 }
-        let now = Clock.wallMilliseconds()
+        let now = clock.wallMilliseconds()
         let first = try append(batch.records, timestamp: now).lowerBound
         statistics.forwarded += batch.forwardedCount
         for (offset, key) in batch.keys.enumerated() {
@@ -190,7 +190,7 @@ extension BrokerCore {
         // time if that is missing too (docs/events.md, "The envelope": A missing
         // time). Stamp it once, here, so that every stage and every replay reads
         // the same time.
-        let time = appendTime ?? Clock.rfc3339(Clock.wallMilliseconds())
+        let time = appendTime ?? Clock.rfc3339(clock.wallMilliseconds())
         appendTime = time
         let stored = Self.stamping(frame, time: time)
         guard routing.slicesFrame else {
@@ -255,11 +255,9 @@ extension BrokerCore {
     /// others nor grows the broker's memory, and STATS shows that it fell behind.
     func publishToStream(_ frames: [[UInt8]]) {
         do {
-            if try stream.send(frames, dontWait: true) { return }
+            if try output.publish(frames, dropIfFull: false) { return }
             statistics.streamOverflows += 1
-            try stream.setXPubNoDrop(false)
-            defer { try? stream.setXPubNoDrop(true) }
-            _ = try stream.send(frames, dontWait: true)
+            _ = try output.publish(frames, dropIfFull: true)
         } catch {
             logger.warning("stream send failed", metadata: ["error.type": "\(error)"])
         }

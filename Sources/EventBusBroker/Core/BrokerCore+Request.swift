@@ -18,7 +18,7 @@ extension BrokerCore {
 
         requestCounter += 1
         let token = "\(bootID).\(requestCounter)"
-        let now = Clock.wallMilliseconds()
+        let now = clock.wallMilliseconds()
         var w = JSONWriter()
         w.beginObject()
         w.key("specversion"); w.string("1.0")
@@ -38,7 +38,7 @@ extension BrokerCore {
         let record = PendingRecord(topic: Topic.make(stage: "in", subject: service, type: EventType.query.rawValue),
                                    source: Array("/eventbus/broker".utf8), id: Array("query:\(token)".utf8), event: event)
         _ = try append([record], timestamp: now)
-        let started = Clock.monotonicMilliseconds()
+        let started = clock.monotonicMilliseconds()
         requests.add(.init(peer: message.peer, correlation: message.correlation, service: service,
                            started: started, deadline: started + UInt64(config.requestTimeoutMilliseconds)),
                      token: token)
@@ -60,7 +60,7 @@ extension BrokerCore {
         let failed: Bool
         if case .object? = data?["error"] { failed = true } else { failed = false }
         metrics.request(service: request.service, outcome: failed ? "error" : "ok",
-                        milliseconds: Clock.monotonicMilliseconds() - request.started)
+                        milliseconds: clock.monotonicMilliseconds() - request.started)
         if failed, let error = data?["error"] {
             var code = ErrorCode.badRequest
             if case .string(let wire)? = error["code"], let known = ErrorCode(rawValue: wire) { code = known }
@@ -79,7 +79,7 @@ extension BrokerCore {
               case .string(let token)? = event["replyto"],
               let request = requests.remove(token) else { return }
         metrics.request(service: request.service, outcome: "unknown_service",
-                        milliseconds: Clock.monotonicMilliseconds() - request.started)
+                        milliseconds: clock.monotonicMilliseconds() - request.started)
         sendError(to: request.peer, correlation: request.correlation,
                   BusError(.unknownService, "no stage of the pipeline answers service \(request.service)"))
     }

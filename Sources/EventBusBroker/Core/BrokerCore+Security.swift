@@ -5,9 +5,9 @@ extension BrokerCore {
     /// Refuses `message` with `forbidden` when its sender's roles do not allow it.
     /// Without keys configured every peer may do everything.
     func authorize(_ message: CommandMessage, userID: String?) throws(BusError) {
-        guard let security else { return }
-        let roles = security.roles(of: userID)
-        let policy = security.policy
+        guard let access else { return }
+        let roles = access.roles(of: userID)
+        let policy = access.policy
         // Named only when refusing: an allowed command builds no string.
         func who() -> String {
             userID.map { "client \($0) (\(roles.map(\.description).joined(separator: ", ")))" } ?? "an unauthenticated peer"
@@ -47,17 +47,26 @@ extension BrokerCore {
     private func authorizeConsumerName(
         _ message: CommandMessage, roles: [Role], userID: String?, who: () -> String
     ) throws(BusError) {
-        guard let security else { return }
+        guard let access else { return }
         let name = String(decoding: try argument(message, 0, "NAME"), as: UTF8.self)
-        guard roles.contains(where: { security.policy.mayName(consumer: name, $0, client: userID) }) else {
+        guard roles.contains(where: { access.policy.mayName(consumer: name, $0, client: userID) }) else {
             throw forbidden("\(message.verb.rawValue) of consumer \(name.prefix(64)) is not allowed for \(who()): "
-                + "its consumer names are \(security.policy.namespaces(roles, client: userID))")
+                + "its consumer names are \(access.policy.namespaces(roles, client: userID))")
         }
     }
 
     private func forbidden(_ text: String) -> BusError {
         statistics.forbidden += 1
         return BusError(.forbidden, text)
+    }
+
+    /// One subscription message the XPUB passed up (first byte 1: subscribe, 0:
+    /// unsubscribe): counted, and with keys applied as the sender's roles allow.
+    func subscriptionChanged(_ frame: [UInt8], userID: String?) {
+        guard let kind = frame.first else { return }
+        // With keys, the XPUB is manual: only what the peer's roles allow is applied.
+        if access != nil { applySubscription(frame, userID: userID) }
+        if kind == 1 { statistics.streamSubscriptions += 1 } else if kind == 0 { statistics.streamSubscriptions -= 1 }
     }
 
     /// Applies one subscription message of the manual XPUB for the peer that
@@ -68,11 +77,11 @@ extension BrokerCore {
     /// `o`) is narrowed to the allowed `STAGE/` prefixes it covers; any other
     /// is refused (not applied, counted as forbidden).
     func applySubscription(_ frame: [UInt8], userID: String?) {
-        guard let security, let kind = frame.first, kind <= 1 else { return }
+        guard let access, let kind = frame.first, kind <= 1 else { return }
         let prefix = Array(frame.dropFirst())
         var allowed: Set<String>? = []
-        for role in security.roles(of: userID) {
-            guard let stages = security.policy.streamStages(role) else { allowed = nil; break }
+        for role in access.roles(of: userID) {
+            guard let stages = access.policy.streamStages(role) else { allowed = nil; break }
             allowed?.formUnion(stages)
         }
         var applied: [[UInt8]] = []
@@ -98,7 +107,7 @@ extension BrokerCore {
         }
         for narrowed in applied {
             do {
-                if kind == 1 { try stream.subscribe(narrowed) } else { try stream.unsubscribe(narrowed) }
+                try output.subscribe(narrowed, kind == 1)
             } catch {
                 logger.error("applying a stream subscription failed", metadata: ["error.type": "\(error)"])
             }

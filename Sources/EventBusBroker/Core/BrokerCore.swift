@@ -5,13 +5,16 @@ import EventBus
 import Logging
 import ZeroMQ
 
-/// The broker's state and its poll loop. Owned by one thread: the one in `run`.
+/// The broker's state and rules, with no socket: it is handed each command
+/// (``handle(_:userID:)``), sends through a ``BrokerOutput`` and reads time
+/// from a ``BrokerClock``, so tests drive it with plain values. Owned by one
+/// thread: the ``BrokerLoop``'s.
 ///
-/// One pass of the loop reads every command waiting on the ROUTER socket,
-/// appends the PUB batches among them to the log, hands their fsync to the
-/// ``SyncWorker`` unless one is in flight (group commit), answers the PUBs and
-/// routes the events an fsync completed since, and feeds the durable
-/// consumers (BrokerCore+Commit.swift).
+/// Each pass of the loop hands it every command waiting on the ROUTER
+/// socket; it appends the PUB batches among them to the log, hands their
+/// fsync to the ``SyncWorker`` unless one is in flight (group commit,
+/// BrokerCore+Commit.swift), answers the PUBs and routes the events an fsync
+/// completed since, and feeds the durable consumers.
 final class BrokerCore {
     /// A PUB whose OK waits for the commit that covers it.
     struct PendingConfirm {
@@ -24,11 +27,11 @@ final class BrokerCore {
 
     let config: BrokerConfig
     let logger: Logger
-    let context: Context
-    let router: Socket
-    let stream: Socket
-    /// Keys, ZAP and roles; `nil` when no keys are configured.
-    let security: BrokerSecurity?
+    /// Where replies, deliveries and the stream go: the loop's sockets, or a recording in tests.
+    let output: any BrokerOutput
+    let clock: any BrokerClock
+    /// Roles and policy; `nil` when no keys are configured.
+    let access: BrokerAccess?
     let log: SegmentLog
     /// Held while the broker lives: no second broker, nor `eventbus recover`, on its data.
     let dataLock: BrokerLock
@@ -90,13 +93,18 @@ final class BrokerCore {
 
     deinit { decimalScratch.deallocate() }
 
-    init(config: BrokerConfig, logger: Logger) throws {
+    /// Opens the log under the data directory (refusing one that ends before what
+    /// consumers or snapshots have seen) and rebuilds the state from it.
+    init(config: BrokerConfig, logger: Logger, output: any BrokerOutput, clock: any BrokerClock = SystemClock()) throws {
         self.config = config
         self.logger = logger
+        self.output = output
+        self.clock = clock
+        access = config.security.map { BrokerAccess(config: $0, pipeline: config.pipeline) }
         stageNames = Set(config.stages)
         predecessors = Self.predecessors(pipeline: config.pipeline)
         services = Set(config.services)
-        bootID = String(Clock.wallMilliseconds(), radix: 36)
+        bootID = String(clock.wallMilliseconds(), radix: 36)
         cache = RecordCache(capacityBytes: config.cacheBytes)
         dedup = DedupWindow(ageMilliseconds: UInt64(config.dedupWindowSeconds * 1_000),
                             minimumCount: config.dedupMinimumIDs,
@@ -119,37 +127,6 @@ final class BrokerCore {
         }
         visibleSeq = log.headSeq
         syncWorker = config.fsync == .always ? try SyncWorker() : nil
-
-        context = try Context(ioThreads: 1)
-        router = try Socket(context: context, type: .router)
-        stream = try Socket(context: context, type: .xpub)
-        try router.setRouterMandatory(true)
-        try router.setSendHighWaterMark(config.peerHighWaterMark)
-        try router.setReceiveHighWaterMark(config.peerHighWaterMark)
-        try router.setMaxMessageSize(config.maxFrameBytes)
-        try router.setLinger(0)
-        try stream.setSendHighWaterMark(config.streamHighWaterMark)
-        try stream.setXPubNoDrop(true)  // so that a full subscriber is seen: see publishToStream
-        try stream.setLinger(0)
-        try BindPolicy.check(config.commandEndpoint, option: "--command", config: config)
-        try BindPolicy.check(config.streamEndpoint, option: "--stream", config: config)
-        if let keys = config.security {
-            try keys.validate()
-            // The ZAP handler must be bound before a CURVE socket accepts a peer.
-            security = try BrokerSecurity(config: keys, pipeline: config.pipeline, context: context, logger: logger)
-            for socket in [router, stream] {
-                try socket.makeCurveServer(secretKey: keys.secretKey)
-                try socket.setZAPDomain("eventbus")
-            }
-            try stream.setXPubManual(true)
-        } else {
-            security = nil
-        }
-        try router.bind(BindPolicy.bindable(config.commandEndpoint))
-        try stream.bind(BindPolicy.bindable(config.streamEndpoint))
-        try BindPolicy.restrictIPC(try router.lastEndpoint, mode: config.ipcFileMode)
-        try BindPolicy.restrictIPC(try stream.lastEndpoint, mode: config.ipcFileMode)
-
         try rebuild(offsets: offsets)
     }
 
@@ -160,7 +137,7 @@ final class BrokerCore {
             consumer.nextSeq = acked + 1
             consumers[name] = consumer
         }
-        let now = Clock.wallMilliseconds()
+        let now = clock.wallMilliseconds()
         let dedupFrom = log.headSeq > UInt64(dedup.maximumCount) ? log.headSeq - UInt64(dedup.maximumCount) + 1 : 1
         try log.scan(from: log.firstSeq) { record in
             let routed = RoutedRecord(seq: record.seq, topic: record.topic, event: record.event)
@@ -180,77 +157,11 @@ final class BrokerCore {
         ])
     }
 
-    /// The endpoint the command socket is bound to, with the real port.
-    var commandEndpoint: String { (try? router.lastEndpoint) ?? config.commandEndpoint }
-    /// The endpoint the stream socket is bound to, with the real port.
-    var streamEndpoint: String { (try? stream.lastEndpoint) ?? config.streamEndpoint }
-
-    // MARK: The loop
-
-    /// Serves until `stopped` returns true, then commits, saves offsets and closes.
-    func run(until stopped: () -> Bool) {
-        var poller = Poller()
-        poller.add(router)
-        poller.add(stream)
-        let syncIndex = syncWorker.map { worker in
-            poller.add(fileDescriptor: worker.wakeup.fileDescriptor)
-            return 2
-        }
-        let zapIndex = security.map { security in
-            poller.add(security.zap.socket)
-            return syncIndex == nil ? 2 : 3
-        }
-        while !stopped() && fatal == nil {
-            do {
-                let timeout = consumersBlocked ? 1 : 20
-                let ready = try poller.poll(timeoutMilliseconds: timeout)
-                if let zapIndex, ready[zapIndex].contains(.readable) { security?.zap.drain() }
-                if let syncIndex, ready[syncIndex].contains(.readable) { finishCommits() }
-                if ready[1].contains(.readable) { drainSubscriptions() }
-                if ready[0].contains(.readable) { drainCommands() }
-            } catch {
-                if error.contextTerminated { break }
-                logger.error("poll failed", metadata: ["error.type": "\(error)"])
-            }
-            advanceCommit()
-            pumpConsumers()
-            runTimers()
-        }
-        shutdown()
-    }
-
-    private func drainCommands() {
-        for _ in 0..<20_000 {
-            let received: (frames: [[UInt8]], userID: String?)?
-            do {
-                if security != nil {
-                    received = try router.receiveWithUserID(dontWait: true)
-                } else {
-                    received = try router.receive(dontWait: true).map { ($0, nil) }
-                }
-            } catch {
-                logger.error("receive failed", metadata: ["error.type": "\(error)"])
-                return
-            }
-            guard let received else { return }
-            handle(received.frames, userID: received.userID)
-        }
-    }
-
-    private func drainSubscriptions() {
-        // XPUB passes subscriptions up as messages; they must be read so they do
-        // not queue. The first byte is 1 (subscribe) or 0 (unsubscribe).
-        while let (message, userID) = try? stream.receiveWithUserID(dontWait: true) {
-            guard let frame = message.first, let kind = frame.first else { continue }
-            // With keys, the XPUB is manual: only what the peer's roles allow is applied.
-            if security != nil { applySubscription(frame, userID: userID) }
-            if kind == 1 { statistics.streamSubscriptions += 1 } else if kind == 0 { statistics.streamSubscriptions -= 1 }
-        }
-    }
-
-    private func shutdown() {
-        // The fsync in flight ends first; after a failed one nothing more is
-        // written: the next start recovers the log.
+    /// Ends the fsync in flight, then, unless a failed fsync stopped the broker,
+    /// commits what is left, saves the offsets and closes the log; releases the
+    /// data directory. After a failed fsync nothing more is written: the next
+    /// start recovers the log.
+    func close() {
         if let syncWorker {
             syncWorker.stop()
             finishCommits()
@@ -260,11 +171,7 @@ final class BrokerCore {
             saveOffsets()
             if syncLog() { log.close() }
         }
-        router.close()
-        stream.close()
-        security?.zap.socket.close()
         dataLock.release()
-        logger.info("broker stopped", metadata: ["bus.head_seq": "\(log.headSeq)"])
     }
 
     // MARK: Routing
@@ -326,7 +233,7 @@ final class BrokerCore {
     @discardableResult
     func send(to peer: [UInt8], _ frames: [[UInt8]]) -> Bool {
         do {
-            if try router.send(peer, frames, dontWait: true) { return true }
+            if try output.send(to: peer, frames) { return true }
             statistics.droppedReplies += 1
             return false
         } catch {
@@ -354,8 +261,9 @@ final class BrokerCore {
 
     // MARK: Timers
 
-    private func runTimers() {
-        let now = Clock.monotonicMilliseconds()
+    /// Request timeouts, offsets, periodic fsync, gauges, dedup expiry and retention, each when due.
+    func runTimers() {
+        let now = clock.monotonicMilliseconds()
         if now - timers.requests >= 10 {
             timers.requests = now
             for request in requests.expire(now: now) {
@@ -375,11 +283,10 @@ final class BrokerCore {
         if now - timers.metrics >= 1_000 {
             timers.metrics = now
             updateGauges()
-            security?.zap.tick()
         }
         if now - timers.dedup >= 1_000 {
             timers.dedup = now
-            dedup.expire(now: Clock.wallMilliseconds())
+            dedup.expire(now: clock.wallMilliseconds())
         }
         if (config.retentionAge != nil || config.retentionBytes != nil) && now - timers.retention >= 5_000 {
             timers.retention = now
@@ -406,7 +313,7 @@ final class BrokerCore {
 
     private func applyRetention() {
         do {
-            let removed = try log.enforceRetention(now: Clock.wallMilliseconds())
+            let removed = try log.enforceRetention(now: clock.wallMilliseconds())
             guard removed > 0 else { return }
             index.trim(below: log.firstSeq)
             for consumer in consumers.values where consumer.nextSeq < log.firstSeq {

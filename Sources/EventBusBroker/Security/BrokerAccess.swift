@@ -1,19 +1,14 @@
-import Logging
-import ZeroMQ
-
-/// The broker's security state when keys are configured: the ZAP handler,
-/// the roles of each authenticated name and the access policy.
+/// Who may do what when keys are configured: the roles of each authenticated
+/// name and the access policy. Plain values: the ZAP handler that
+/// authenticates the names is the loop's (``BrokerLoop``).
 ///
 /// Owned by the broker's thread, like the rest of `BrokerCore`.
-final class BrokerSecurity {
-    let zap: ZAPHandler
+struct BrokerAccess {
     let policy: AccessPolicy
     /// The roles of each client, by the name ZAP gives as user id.
     private let roles: [String: [Role]]
 
-    /// Binds the ZAP handler in `context`; must run before the CURVE sockets bind.
-    init(config: SecurityConfig, pipeline: [String], context: Context, logger: Logger) throws(ZMQError) {
-        zap = try ZAPHandler(context: context, clients: config.clients, logger: logger)
+    init(config: SecurityConfig, pipeline: [String]) {
         policy = AccessPolicy(pipeline: pipeline)
         var roles: [String: [Role]] = [:]
         for client in config.clients { roles[client.name, default: []].append(contentsOf: client.roles) }
