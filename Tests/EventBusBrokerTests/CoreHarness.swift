@@ -13,7 +13,9 @@ final class CoreHarness {
     let directory: String
     let output = OutputRecording()
     let clock = ManualClock()
-    let core: BrokerCore
+    private(set) var core: BrokerCore
+    private let config: BrokerConfig
+    private let logger: Logger
 
     /// Under `--fsync off` unless `configure` says otherwise: the commit is then immediate.
     init(_ configure: (inout BrokerConfig) -> Void = { _ in }) throws {
@@ -25,6 +27,14 @@ final class CoreHarness {
         var logger = Logger(label: "test.core")
         logger.logLevel = .critical
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        self.config = config
+        self.logger = logger
+        core = try BrokerCore(config: config, logger: logger, output: output, clock: clock)
+    }
+
+    /// Closes the core as a clean stop does (commit, offsets saved) and opens a new one on its data.
+    func restart() throws {
+        core.close()
         core = try BrokerCore(config: config, logger: logger, output: output, clock: clock)
     }
 
