@@ -9,7 +9,7 @@ BUS_PRODUCTS = eventbus receipt-reducer read-privacy delivery-privacy
 # the root's supervisor tests run its plugins.
 EXAMPLES = examples/plugins examples/chat-backend examples/gateway
 EXAMPLES_WITH_TESTS = examples/chat-backend examples/gateway
-# Where the tests find the executables they start (Tests/IntegrationTests/BuildFolder.swift).
+# Where the tests find the executables they start (Sources/EventBusTesting/BuildFolder.swift).
 TEST_ENV = EVENTBUS_BIN=$(CURDIR)/.build/debug/eventbus \
 	EVENTBUS_EXAMPLE_PLUGINS_BIN=$(CURDIR)/examples/plugins/.build/debug \
 	EVENTBUS_EXAMPLE_CHAT_BACKEND_BIN=$(CURDIR)/examples/chat-backend/.build/debug \

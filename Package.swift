@@ -15,8 +15,9 @@ let package = Package(
         .library(name: "EventBus", targets: ["EventBus"]),
         .library(name: "EventBusBroker", targets: ["EventBusBroker"]),
         .library(name: "EventBusPlugin", targets: ["EventBusPlugin"]),
-        // For the example packages' tests (examples/*), which run a supervised pipeline.
         .library(name: "EventBusSupervisor", targets: ["EventBusSupervisor"]),
+        // The tests' process helpers, for the root's tests and the example packages' (examples/*).
+        .library(name: "EventBusTesting", targets: ["EventBusTesting"]),
         .library(name: "ReceiptReducer", targets: ["ReceiptReducer"]),
         .executable(name: "eventbus", targets: ["eventbus"]),
     ],
@@ -127,6 +128,19 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // What the process-level tests share (root and examples): broker, `eventbus up` and
+        // supervised-pipeline processes, build folders, temporary directories, endpoints.
+        .target(
+            name: "EventBusTesting",
+            dependencies: [
+                "EventBus",
+                "EventBusBroker",
+                "EventBusSupervisor",
+                "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "EventBusFuzzing",
             dependencies: ["EventBus", "EventBusBroker"],
@@ -209,7 +223,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "EventBus", "EventBusBroker", "EventBusFuzzing", "EventBusSupervisor", "ReceiptReducer", "ZeroMQ",
+                "EventBus", "EventBusBroker", "EventBusFuzzing", "EventBusSupervisor", "EventBusTesting", "ReceiptReducer", "ZeroMQ",
             ],
             swiftSettings: strict
         ),

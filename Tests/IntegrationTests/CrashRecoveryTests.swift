@@ -1,3 +1,4 @@
+import EventBusTesting
 import Foundation
 import Testing
 import ZeroMQ
@@ -30,10 +31,10 @@ import ZeroMQ
     /// docs/operations.md, "Fsync policy": every policy writes a PUB to the file before it is
     /// confirmed, so a crash of the broker process alone never loses a confirmed event.
     @Test(arguments: ["always", "periodic", "off"])
-    func everyConfirmedEventSurvivesSIGKILL(fsync: String) throws {
+    func everyConfirmedEventSurvivesSIGKILL(fsync: String) async throws {
         let context = try Context()
         let broker = try BrokerProcess(arguments: ["--fsync", fsync])
-        try broker.start(context: context)
+        try await broker.start(context: context)
         let publisher = try Socket(context: context, type: .dealer)
         try publisher.setLinger(0)
         try publisher.setReceiveTimeout(2_000)
@@ -57,24 +58,25 @@ import ZeroMQ
                 inFlight[corr] = nil
             }
         }
-        broker.kill()
+        try await broker.kill()
         publisher.close()
 
-        try broker.start(context: context)
-        defer { broker.terminate() }
-        let stored = try Self.readBack(context, broker.commandEndpoint, expecting: confirmed.count)
-        let byID = Dictionary(stored.map { ($0.1, $0.0) }, uniquingKeysWith: { first, _ in first })
-        let missing = confirmed.filter { byID[$0.key] != $0.value }
-        #expect(missing.isEmpty, "confirmed events missing or moved after SIGKILL: \(missing.count)")
-        #expect(stored.map(\.0) == Array(1...UInt64(stored.count)), "SEQs are contiguous from 1")
+        try await broker.start(context: context)
+        try await broker.terminateAfter {
+            let stored = try Self.readBack(context, broker.commandEndpoint, expecting: confirmed.count)
+            let byID = Dictionary(stored.map { ($0.1, $0.0) }, uniquingKeysWith: { first, _ in first })
+            let missing = confirmed.filter { byID[$0.key] != $0.value }
+            #expect(missing.isEmpty, "confirmed events missing or moved after SIGKILL: \(missing.count)")
+            #expect(stored.map(\.0) == Array(1...UInt64(stored.count)), "SEQs are contiguous from 1")
+        }
     }
 
     /// A torn tail is cut, reported, and its SEQ given to the next event, whatever the policy.
     @Test(arguments: ["always", "periodic", "off"])
-    func tornLastRecordIsTruncatedAndReported(fsync: String) throws {
+    func tornLastRecordIsTruncatedAndReported(fsync: String) async throws {
         let context = try Context()
         let broker = try BrokerProcess(arguments: ["--fsync", fsync])
-        try broker.start(context: context)
+        try await broker.start(context: context)
         let peer = try Socket(context: context, type: .dealer)
         try peer.setLinger(0)
         try peer.setReceiveTimeout(5_000)
@@ -83,7 +85,8 @@ import ZeroMQ
         let reply = try #require(try peer.receive())
         #expect(reply.count == 13)
         peer.close()
-        #expect(broker.terminate() == 0)
+        let status = try await broker.terminate()
+        #expect(status == 0)
 
         // Tear the last record: cut its final 7 bytes off.
         let logDirectory = URL(fileURLWithPath: broker.dataDirectory).appendingPathComponent("log")
@@ -92,18 +95,19 @@ import ZeroMQ
         let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
         #expect(truncate(path, off_t(size - 7)) == 0)
 
-        try broker.start(context: context)
-        defer { broker.terminate() }
-        #expect(broker.log.lowercased().contains("truncat"), "the broker reports the truncation")
-        let stored = try Self.readBack(context, broker.commandEndpoint, expecting: 9)
-        #expect(stored.map(\.1) == (0..<9).map { "t\($0)" })
-        // The next event takes the place of the torn one.
-        let again = try Socket(context: context, type: .dealer)
-        defer { again.close() }
-        try again.setLinger(0)
-        try again.setReceiveTimeout(5_000)
-        try again.connect(broker.commandEndpoint)
-        try again.send([Array("EB1".utf8), Array("PUB".utf8), Array("2".utf8), Array("in".utf8), Self.event("t9")])
-        #expect(try again.receive()?.last == Array("10".utf8))
+        try await broker.start(context: context)
+        try await broker.terminateAfter {
+            #expect(broker.log.lowercased().contains("truncat"), "the broker reports the truncation")
+            let stored = try Self.readBack(context, broker.commandEndpoint, expecting: 9)
+            #expect(stored.map(\.1) == (0..<9).map { "t\($0)" })
+            // The next event takes the place of the torn one.
+            let again = try Socket(context: context, type: .dealer)
+            defer { again.close() }
+            try again.setLinger(0)
+            try again.setReceiveTimeout(5_000)
+            try again.connect(broker.commandEndpoint)
+            try again.send([Array("EB1".utf8), Array("PUB".utf8), Array("2".utf8), Array("in".utf8), Self.event("t9")])
+            #expect(try again.receive()?.last == Array("10".utf8))
+        }
     }
 }

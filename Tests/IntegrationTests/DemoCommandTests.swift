@@ -1,45 +1,13 @@
+import EventBusTesting
 import Foundation
 import Testing
 
 /// `eventbus demo` against `eventbus up` (broker, reducer, both privacy filters): the
 /// printed steps show what each user sees, and a second run against the same bus works too.
 @Suite struct DemoCommandTests {
-    /// `eventbus up` with its default pipeline on ipc endpoints in a fresh directory, once it logged `eventbus ready`.
-    static func up() throws -> (process: Process, directory: URL, endpoint: String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-demo-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let endpoint = "ipc://\(directory.path)/command.sock"
-        let log = directory.appendingPathComponent("up.stderr")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: BrokerProcess.binary)
-        process.arguments = ["up", "--data-dir", directory.appendingPathComponent("data").path, "--command", endpoint,
-                             "--stream", "ipc://\(directory.path)/stream.sock"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: log)
-        try process.run()
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            if text.contains("eventbus ready") { return (process, directory, endpoint) }
-            guard process.isRunning else { throw ProcessError("eventbus up exited: \(text)") }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        process.terminate()
-        throw ProcessError("eventbus up not ready within 30 s")
-    }
-
-    static func demo(_ endpoint: String) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: BrokerProcess.binary)
-        process.arguments = ["demo", "--command", endpoint, "--timeout", "20"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+    static func demo(_ endpoint: String) async throws -> (status: Int32, output: String) {
+        let result = try await RunningProcess.run(BuildFolder.eventbus, ["demo", "--command", endpoint, "--timeout", "20"], timeout: .seconds(120))
+        return (result.status, result.standardOutput)
     }
 
     /// The lines printed under step `number` (up to the next step).
@@ -51,38 +19,37 @@ import Testing
         return Array(lines[start..<end])
     }
 
-    @Test func theDemoPrintsWhatEachUserSeesAndHidesCarolsReadAfterHerPrivacyChange() throws {
-        let bus = try Self.up()
-        defer {
-            bus.process.terminate()
-            bus.process.waitUntilExit()
-            try? FileManager.default.removeItem(at: bus.directory)
-        }
-        for run in 1...2 {
-            let (status, output) = try Self.demo(bus.endpoint)
-            #expect(status == 0, "run \(run): \(output)")
-            // Everyone in the channel sees alice's messages; badges count them.
-            #expect(Self.step(2, in: output).contains(#"   alice, bob, carol see: message.new m1 from alice: "Lunch at noon?""#), "\(output)")
-            #expect(Self.step(3, in: output).contains("   unread badges: alice 0, bob 2, carol 2"))
-            #expect(Self.step(4, in: output).contains("   alice, bob, carol see: message.delivered: bob's device has everything up to m2"))
-            // bob's read goes to the channel; his own devices get their badge.
-            let read = Self.step(6, in: output)
-            #expect(read.contains("   alice, bob, carol see: message.read: bob read up to m1"))
-            #expect(read.contains("   bob (own devices only) sees: notification.mark_read: read up to m1; unread here 1, total 1"))
-            #expect(read.contains("   m1 read by (as alice sees it): bob"))
-            // Mark unread reaches only bob.
-            let unread = Self.step(7, in: output)
-            #expect(unread.contains("   bob (own devices only) sees: notification.mark_unread: unread from m1; unread here 2, total 2"))
-            #expect(!unread.contains { $0.contains("alice, bob, carol see") })
-            #expect(Self.step(8, in: output).contains("   unread badges: alice 0, bob 0, carol 2"))
-            // After carol turns read receipts off, her read reaches her devices only.
-            let hidden = Self.step(10, in: output)
-            #expect(hidden.contains("   carol (own devices only) sees: notification.mark_read: read up to m2; unread here 0, total 0"), "\(output)")
-            #expect(!hidden.contains { $0.contains("message.read: carol") }, "\(output)")
-            #expect(hidden.contains("   m2 read by (as alice sees it): bob (1 hidden)"))
-            #expect(hidden.contains("   m2 read by (as carol sees it): bob, carol") || hidden.contains("   m2 read by (as carol sees it): carol, bob"))
-            #expect(hidden.contains("   unread badges: alice 0, bob 0, carol 0"))
-            #expect(!output.contains("late events"))
+    @Test func theDemoPrintsWhatEachUserSeesAndHidesCarolsReadAfterHerPrivacyChange() async throws {
+        // `eventbus up` with its default pipeline, once it logged `eventbus ready`.
+        let bus = try UpProcess()
+        try await bus.start()
+        try await bus.terminateAfter {
+            for run in 1...2 {
+                let (status, output) = try await Self.demo(bus.commandEndpoint)
+                #expect(status == 0, "run \(run): \(output)")
+                // Everyone in the channel sees alice's messages; badges count them.
+                #expect(Self.step(2, in: output).contains(#"   alice, bob, carol see: message.new m1 from alice: "Lunch at noon?""#), "\(output)")
+                #expect(Self.step(3, in: output).contains("   unread badges: alice 0, bob 2, carol 2"))
+                #expect(Self.step(4, in: output).contains("   alice, bob, carol see: message.delivered: bob's device has everything up to m2"))
+                // bob's read goes to the channel; his own devices get their badge.
+                let read = Self.step(6, in: output)
+                #expect(read.contains("   alice, bob, carol see: message.read: bob read up to m1"))
+                #expect(read.contains("   bob (own devices only) sees: notification.mark_read: read up to m1; unread here 1, total 1"))
+                #expect(read.contains("   m1 read by (as alice sees it): bob"))
+                // Mark unread reaches only bob.
+                let unread = Self.step(7, in: output)
+                #expect(unread.contains("   bob (own devices only) sees: notification.mark_unread: unread from m1; unread here 2, total 2"))
+                #expect(!unread.contains { $0.contains("alice, bob, carol see") })
+                #expect(Self.step(8, in: output).contains("   unread badges: alice 0, bob 0, carol 2"))
+                // After carol turns read receipts off, her read reaches her devices only.
+                let hidden = Self.step(10, in: output)
+                #expect(hidden.contains("   carol (own devices only) sees: notification.mark_read: read up to m2; unread here 0, total 0"), "\(output)")
+                #expect(!hidden.contains { $0.contains("message.read: carol") }, "\(output)")
+                #expect(hidden.contains("   m2 read by (as alice sees it): bob (1 hidden)"))
+                #expect(hidden.contains("   m2 read by (as carol sees it): bob, carol") || hidden.contains("   m2 read by (as carol sees it): carol, bob"))
+                #expect(hidden.contains("   unread badges: alice 0, bob 0, carol 0"))
+                #expect(!output.contains("late events"))
+            }
         }
     }
 }

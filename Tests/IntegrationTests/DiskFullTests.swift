@@ -1,3 +1,4 @@
+import EventBusTesting
 import Foundation
 import Testing
 import ZeroMQ
@@ -7,14 +8,27 @@ import Glibc
 
 /// A full disk: PUB answers `busy`, nothing partial stays in the log, service resumes when space returns.
 @Suite(.serialized) struct DiskFullTests {
-    static func run(_ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/" + arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
+    static func run(_ arguments: [String]) async -> Int32 {
+        (try? await RunningProcess.run("/bin/" + arguments[0], Array(arguments.dropFirst())))?.status ?? -1
+    }
+
+    /// Runs `body` with a tmpfs of `size` (the tests run as root, as `make test` does here)
+    /// mounted on a fresh directory, unmounted and removed afterwards.
+    static func withTmpfs(_ label: String, size: String, _ body: (String) async throws -> Void) async throws {
+        let mountPoint = TemporaryDirectory.url(label).path
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        try #require(await Self.run(["mount", "-t", "tmpfs", "-o", "size=\(size)", "tmpfs", mountPoint]) == 0, "mounting a small tmpfs failed")
+        func unmount() async {
+            _ = await Self.run(["umount", "-l", mountPoint])
+            try? FileManager.default.removeItem(atPath: mountPoint)
+        }
+        do {
+            try await body(mountPoint)
+        } catch {
+            await unmount()
+            throw error
+        }
+        await unmount()
     }
 
     static func event(_ id: String) -> [UInt8] {
@@ -22,72 +36,69 @@ import Glibc
         return Array(#"{"specversion":"1.0","id":"\#(id)","source":"/disk-test","type":"message.read","subject":"messaging:general","time":"2026-11-22T03:10:00.123Z","data":{"cid":"messaging:general","user_id":"bob","message_id":"m1","pad":"\#(padding)"}}"#.utf8)
     }
 
-    @Test func aFullDiskAnswersBusyKeepsNothingPartialAndRecoversWhenSpaceReturns() throws {
-        let mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-disk-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        // A 4 MiB filesystem of our own (the tests run as root, as `make test` does here).
-        try #require(Self.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", mountPoint]) == 0, "mounting a small tmpfs failed")
-        defer {
-            _ = Self.run(["umount", "-l", mountPoint])
-            try? FileManager.default.removeItem(atPath: mountPoint)
-        }
-        // Half of it taken by a filler that we delete later to give the space back.
-        let filler = mountPoint + "/filler"
-        #expect(FileManager.default.createFile(atPath: filler, contents: Data(repeating: 0, count: 2 * 1024 * 1024)))
+    @Test func aFullDiskAnswersBusyKeepsNothingPartialAndRecoversWhenSpaceReturns() async throws {
+        // A 4 MiB filesystem of our own.
+        try await Self.withTmpfs("eventbus-disk", size: "4m") { mountPoint in
+            // Half of it taken by a filler that we delete later to give the space back.
+            let filler = mountPoint + "/filler"
+            #expect(FileManager.default.createFile(atPath: filler, contents: Data(repeating: 0, count: 2 * 1024 * 1024)))
 
-        let context = try Context()
-        let broker = try BrokerProcess(arguments: ["--data-dir", mountPoint + "/data", "--log-level", "error"])
-        try broker.start(context: context)
-        defer { broker.terminate() }
-        let peer = try Socket(context: context, type: .dealer)
-        defer { peer.close() }
-        try peer.setLinger(0)
-        try peer.setReceiveTimeout(10_000)
-        try peer.connect(broker.commandEndpoint)
-        func publish(_ ids: [String]) throws -> [[UInt8]] {
-            try peer.send([Array("EB1".utf8), Array("PUB".utf8), Array("p".utf8), Array("in".utf8)] + ids.map(Self.event))
-            return try #require(try peer.receive())
-        }
-        func headSeq() throws -> Int {
-            try peer.send([Array("EB1".utf8), Array("STATS".utf8), Array("s".utf8)])
-            let stats = try JSONSerialization.jsonObject(with: Data(try #require(try peer.receive()).last ?? [])) as? [String: Any]
-            return stats?["head_seq"] as? Int ?? -1
-        }
+            let context = try Context()
+            let broker = try BrokerProcess(arguments: ["--data-dir", mountPoint + "/data", "--log-level", "error"])
+            try await broker.start(context: context)
+            try await broker.terminateAfter {
+                let peer = try Socket(context: context, type: .dealer)
+                defer { peer.close() }
+                try peer.setLinger(0)
+                try peer.setReceiveTimeout(10_000)
+                try peer.connect(broker.commandEndpoint)
+                func publish(_ ids: [String]) throws -> [[UInt8]] {
+                    try peer.send([Array("EB1".utf8), Array("PUB".utf8), Array("p".utf8), Array("in".utf8)] + ids.map(Self.event))
+                    return try #require(try peer.receive())
+                }
+                func headSeq() throws -> Int {
+                    try peer.send([Array("EB1".utf8), Array("STATS".utf8), Array("s".utf8)])
+                    let stats = try JSONSerialization.jsonObject(with: Data(try #require(try peer.receive()).last ?? [])) as? [String: Any]
+                    return stats?["head_seq"] as? Int ?? -1
+                }
 
-        var confirmed = 0
-        var busy: [[UInt8]]?
-        for batch in 0..<100 where busy == nil {
-            let reply = try publish((0..<50).map { "b\(batch)-\($0)" })
-            if reply[1] == Array("OK".utf8) {
-                confirmed += 50
-            } else {
-                busy = reply
+                var confirmed = 0
+                var busy: [[UInt8]]?
+                for batch in 0..<100 where busy == nil {
+                    let reply = try publish((0..<50).map { "b\(batch)-\($0)" })
+                    if reply[1] == Array("OK".utf8) {
+                        confirmed += 50
+                    } else {
+                        busy = reply
+                    }
+                }
+                let refused = try #require(busy, "the disk never filled")
+                #expect(String(decoding: refused[3], as: UTF8.self) == "busy")
+                #expect(String(decoding: refused[4], as: UTF8.self).contains("nothing was appended"))
+                #expect(try headSeq() == confirmed, "a refused batch left nothing in the log")
+
+                // Space comes back: the same batch now goes through, numbered right after the last confirmed one.
+                try FileManager.default.removeItem(atPath: filler)
+                let retried = try publish((0..<5).map { "after-\($0)" })
+                #expect(retried[1] == Array("OK".utf8))
+                #expect(String(decoding: retried[3], as: UTF8.self) == String(confirmed + 1))
+
+                // And the log reads back whole after a restart.
+                peer.close()
+                let status = try await broker.terminate()
+                #expect(status == 0)
+                try await broker.start(context: context)
+                let again = try Socket(context: context, type: .dealer)
+                defer { again.close() }
+                try again.setLinger(0)
+                try again.setReceiveTimeout(10_000)
+                try again.connect(broker.commandEndpoint)
+                try again.send([Array("EB1".utf8), Array("STATS".utf8), Array("s".utf8)])
+                let stats = try JSONSerialization.jsonObject(with: Data(try #require(try again.receive()).last ?? [])) as? [String: Any]
+                #expect(stats?["head_seq"] as? Int == confirmed + 5)
+                #expect(!broker.log.contains("truncated"), "no torn record was left behind")
             }
         }
-        let refused = try #require(busy, "the disk never filled")
-        #expect(String(decoding: refused[3], as: UTF8.self) == "busy")
-        #expect(String(decoding: refused[4], as: UTF8.self).contains("nothing was appended"))
-        #expect(try headSeq() == confirmed, "a refused batch left nothing in the log")
-
-        // Space comes back: the same batch now goes through, numbered right after the last confirmed one.
-        try FileManager.default.removeItem(atPath: filler)
-        let retried = try publish((0..<5).map { "after-\($0)" })
-        #expect(retried[1] == Array("OK".utf8))
-        #expect(String(decoding: retried[3], as: UTF8.self) == String(confirmed + 1))
-
-        // And the log reads back whole after a restart.
-        peer.close()
-        #expect(broker.terminate() == 0)
-        try broker.start(context: context)
-        let again = try Socket(context: context, type: .dealer)
-        defer { again.close() }
-        try again.setLinger(0)
-        try again.setReceiveTimeout(10_000)
-        try again.connect(broker.commandEndpoint)
-        try again.send([Array("EB1".utf8), Array("STATS".utf8), Array("s".utf8)])
-        let stats = try JSONSerialization.jsonObject(with: Data(try #require(try again.receive()).last ?? [])) as? [String: Any]
-        #expect(stats?["head_seq"] as? Int == confirmed + 5)
-        #expect(!broker.log.contains("truncated"), "no torn record was left behind")
     }
 
     /// Sets or clears the immutable attribute of a directory (as `chattr +i`/`-i` do).
@@ -111,90 +122,85 @@ import Glibc
     /// fail under a running broker is creating the next segment. An immutable directory refuses
     /// that even to root: the PUB that needs the new segment answers `busy`, nothing of it stays,
     /// and service resumes when the directory is writable again.
-    @Test func aDataDirectoryThatRefusesNewSegmentsAnswersBusyKeepsNothingAndRecovers() throws {
-        let mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-ro-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        try #require(Self.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", mountPoint]) == 0, "mounting a small tmpfs failed")
-        let dataDirectory = mountPoint + "/data"
-        let segmentDirectory = dataDirectory + "/log"  // where the broker keeps its segments
-        defer {
-            _ = Self.setImmutable(segmentDirectory, false)
-            _ = Self.run(["umount", "-l", mountPoint])
-            try? FileManager.default.removeItem(atPath: mountPoint)
-        }
+    @Test func aDataDirectoryThatRefusesNewSegmentsAnswersBusyKeepsNothingAndRecovers() async throws {
+        try await Self.withTmpfs("eventbus-ro", size: "16m") { mountPoint in
+            let dataDirectory = mountPoint + "/data"
+            let segmentDirectory = dataDirectory + "/log"  // where the broker keeps its segments
+            defer { _ = Self.setImmutable(segmentDirectory, false) }
 
-        let context = try Context()
-        let broker = try BrokerProcess(arguments: ["--data-dir", dataDirectory, "--segment-bytes", "65536", "--log-level", "error"])
-        try broker.start(context: context)
-        defer {
-            _ = Self.setImmutable(segmentDirectory, false)
-            broker.terminate()
-        }
-        let peer = try Socket(context: context, type: .dealer)
-        defer { peer.close() }
-        try peer.setLinger(0)
-        try peer.setReceiveTimeout(10_000)
-        try peer.connect(broker.commandEndpoint)
-        func publish(_ ids: [String]) throws -> [[UInt8]] {
-            try peer.send([Array("EB1".utf8), Array("PUB".utf8), Array("p".utf8), Array("in".utf8)] + ids.map(Self.event))
-            return try #require(try peer.receive())
-        }
-        func stats() throws -> [String: Any] {
-            try peer.send([Array("EB1".utf8), Array("STATS".utf8), Array("s".utf8)])
-            let reply = try #require(try peer.receive())
-            return try #require(try JSONSerialization.jsonObject(with: Data(reply.last ?? [])) as? [String: Any])
-        }
+            let context = try Context()
+            let broker = try BrokerProcess(arguments: ["--data-dir", dataDirectory, "--segment-bytes", "65536", "--log-level", "error"])
+            try await broker.start(context: context)
+            try await broker.terminateAfter {
+                defer { _ = Self.setImmutable(segmentDirectory, false) }
+                let peer = try Socket(context: context, type: .dealer)
+                defer { peer.close() }
+                try peer.setLinger(0)
+                try peer.setReceiveTimeout(10_000)
+                try peer.connect(broker.commandEndpoint)
+                func publish(_ ids: [String]) throws -> [[UInt8]] {
+                    try peer.send([Array("EB1".utf8), Array("PUB".utf8), Array("p".utf8), Array("in".utf8)] + ids.map(Self.event))
+                    return try #require(try peer.receive())
+                }
+                func stats() throws -> [String: Any] {
+                    try peer.send([Array("EB1".utf8), Array("STATS".utf8), Array("s".utf8)])
+                    let reply = try #require(try peer.receive())
+                    return try #require(try JSONSerialization.jsonObject(with: Data(reply.last ?? [])) as? [String: Any])
+                }
 
-        var confirmed = 0
-        for batch in 0..<3 {
-            #expect(try publish((0..<5).map { "w\(batch)-\($0)" })[1] == Array("OK".utf8))
-            confirmed += 5
+                var confirmed = 0
+                for batch in 0..<3 {
+                    #expect(try publish((0..<5).map { "w\(batch)-\($0)" })[1] == Array("OK".utf8))
+                    confirmed += 5
+                }
+                let segmentsBefore = try #require((try stats()["log"] as? [String: Any])?["segments"] as? Int)
+
+                let status = Self.setImmutable(segmentDirectory, true)
+                try #require(status == 0, "cannot make \(segmentDirectory) immutable: errno \(status)")
+                #expect(!FileManager.default.createFile(atPath: segmentDirectory + "/probe", contents: nil), "the directory still takes new files")
+                // About 10 KiB a batch: the 64 KiB segment is full within a few batches, and the next one must roll.
+                var busy: [[UInt8]]?
+                var refusedIDs: [String] = []
+                for batch in 0..<20 where busy == nil {
+                    refusedIDs = (0..<5).map { "r\(batch)-\($0)" }
+                    let reply = try publish(refusedIDs)
+                    if reply[1] == Array("OK".utf8) { confirmed += 5 } else { busy = reply }
+                }
+                let afterLoop = try stats()
+                let refused = try #require(busy, "no PUB was refused while the directory took no new files: \(afterLoop)")
+                #expect(String(decoding: refused[3], as: UTF8.self) == "busy")
+                #expect(String(decoding: refused[4], as: UTF8.self).contains("nothing was appended"))
+                // Still read-only: refused again, and still nothing appended.
+                #expect(String(decoding: try publish(refusedIDs)[3], as: UTF8.self) == "busy")
+                var now = try stats()
+                #expect(now["head_seq"] as? Int == confirmed, "a refused batch left nothing in the log")
+                #expect((now["log"] as? [String: Any])?["segments"] as? Int == segmentsBefore)
+                #expect((now["rejected"] as? [String: Any])?["busy"] as? Int == 2)
+                #expect(broker.process?.isRunning == true)
+
+                // Writable again: the next PUB rolls the segment and is numbered right after the last confirmed one.
+                #expect(Self.setImmutable(segmentDirectory, false) == 0)
+                let retried = try publish(refusedIDs)
+                #expect(retried[1] == Array("OK".utf8))
+                #expect(String(decoding: retried[3], as: UTF8.self) == String(confirmed + 1))
+                now = try stats()
+                #expect((now["log"] as? [String: Any])?["segments"] as? Int == segmentsBefore + 1)
+
+                // And the log reads back whole after a restart.
+                peer.close()
+                let stopped = try await broker.terminate()
+                #expect(stopped == 0)
+                try await broker.start(context: context)
+                let again = try Socket(context: context, type: .dealer)
+                defer { again.close() }
+                try again.setLinger(0)
+                try again.setReceiveTimeout(10_000)
+                try again.connect(broker.commandEndpoint)
+                try again.send([Array("EB1".utf8), Array("STATS".utf8), Array("s".utf8)])
+                let restarted = try JSONSerialization.jsonObject(with: Data(try #require(try again.receive()).last ?? [])) as? [String: Any]
+                #expect(restarted?["head_seq"] as? Int == confirmed + 5)
+                #expect(!broker.log.contains("truncated"), "no torn record was left behind")
+            }
         }
-        let segmentsBefore = try #require((try stats()["log"] as? [String: Any])?["segments"] as? Int)
-
-        let status = Self.setImmutable(segmentDirectory, true)
-        try #require(status == 0, "cannot make \(segmentDirectory) immutable: errno \(status)")
-        #expect(!FileManager.default.createFile(atPath: segmentDirectory + "/probe", contents: nil), "the directory still takes new files")
-        // About 10 KiB a batch: the 64 KiB segment is full within a few batches, and the next one must roll.
-        var busy: [[UInt8]]?
-        var refusedIDs: [String] = []
-        for batch in 0..<20 where busy == nil {
-            refusedIDs = (0..<5).map { "r\(batch)-\($0)" }
-            let reply = try publish(refusedIDs)
-            if reply[1] == Array("OK".utf8) { confirmed += 5 } else { busy = reply }
-        }
-        let afterLoop = try stats()
-        let refused = try #require(busy, "no PUB was refused while the directory took no new files: \(afterLoop)")
-        #expect(String(decoding: refused[3], as: UTF8.self) == "busy")
-        #expect(String(decoding: refused[4], as: UTF8.self).contains("nothing was appended"))
-        // Still read-only: refused again, and still nothing appended.
-        #expect(String(decoding: try publish(refusedIDs)[3], as: UTF8.self) == "busy")
-        var now = try stats()
-        #expect(now["head_seq"] as? Int == confirmed, "a refused batch left nothing in the log")
-        #expect((now["log"] as? [String: Any])?["segments"] as? Int == segmentsBefore)
-        #expect((now["rejected"] as? [String: Any])?["busy"] as? Int == 2)
-        #expect(broker.process?.isRunning == true)
-
-        // Writable again: the next PUB rolls the segment and is numbered right after the last confirmed one.
-        #expect(Self.setImmutable(segmentDirectory, false) == 0)
-        let retried = try publish(refusedIDs)
-        #expect(retried[1] == Array("OK".utf8))
-        #expect(String(decoding: retried[3], as: UTF8.self) == String(confirmed + 1))
-        now = try stats()
-        #expect((now["log"] as? [String: Any])?["segments"] as? Int == segmentsBefore + 1)
-
-        // And the log reads back whole after a restart.
-        peer.close()
-        #expect(broker.terminate() == 0)
-        try broker.start(context: context)
-        let again = try Socket(context: context, type: .dealer)
-        defer { again.close() }
-        try again.setLinger(0)
-        try again.setReceiveTimeout(10_000)
-        try again.connect(broker.commandEndpoint)
-        try again.send([Array("EB1".utf8), Array("STATS".utf8), Array("s".utf8)])
-        let restarted = try JSONSerialization.jsonObject(with: Data(try #require(try again.receive()).last ?? [])) as? [String: Any]
-        #expect(restarted?["head_seq"] as? Int == confirmed + 5)
-        #expect(!broker.log.contains("truncated"), "no torn record was left behind")
     }
 }

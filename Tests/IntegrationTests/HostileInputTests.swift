@@ -1,5 +1,6 @@
 import EventBus
 import EventBusFuzzing
+import EventBusTesting
 import Foundation
 import Testing
 import ZeroMQ
@@ -179,84 +180,85 @@ import ZeroMQ
         return result
     }
 
-    @Test func aBarrageOfHostileMessagesLeavesTheBrokerServingWithBoundedMemoryAndAnExactLog() throws {
+    @Test func aBarrageOfHostileMessagesLeavesTheBrokerServingWithBoundedMemoryAndAnExactLog() async throws {
         let context = try Context()
         let broker = try BrokerProcess(arguments: ["--log-level", "error"])
-        try broker.start(context: context)
-        defer { broker.terminate() }
-        let pid = try #require(broker.process?.processIdentifier)
-        let before = try Self.status(of: pid, "VmRSS")
+        try await broker.start(context: context)
+        try await broker.terminateAfter {
+            let pid = try #require(broker.process?.processIdentifier)
+            let before = try Self.status(of: pid, "VmRSS")
 
-        let results = Results()
-        let done = DispatchSemaphore(value: 0)
-        let endpoint = broker.commandEndpoint
-        for peer in 0..<Self.peerCount {
-            let thread = Thread {
-                results.add(Self.runPeer(peer, endpoint: endpoint, count: Self.messageCount / Self.peerCount, context: context))
-                done.signal()
-            }
-            thread.start()
-        }
-        for _ in 0..<Self.peerCount { done.wait() }
-        let peers = results.all
-        for result in peers { #expect(result.error == nil, "\(result.error ?? "")") }
-
-        // Alive, and serving a well-behaved client.
-        #expect(broker.process?.isRunning == true, "the broker died: \(broker.log.suffix(2_000))")
-        let peak = try Self.status(of: pid, "VmHWM"), after = try Self.status(of: pid, "VmRSS")
-        #expect(peak - before < Self.memoryBound,
-                "broker peak memory \(peak / 1_048_576) MB from \(before / 1_048_576) MB (bound \(Self.memoryBound / 1_048_576) MB)")
-        #expect(after - before < Self.memoryBound)
-
-        let client = try Socket(context: context, type: .dealer)
-        defer { client.close() }
-        try client.setLinger(0)
-        try client.setReceiveTimeout(10_000)
-        try client.connect(broker.commandEndpoint)
-        let last = Self.validEvent(peer: 99, n: 1)
-        try client.send([Array("EB1".utf8), Array("PUB".utf8), Array("final".utf8), Array("in".utf8), last])
-        let ok = try #require(try client.receive())
-        try #require(ok.count == 4 && ok[1] == Array("OK".utf8), "the final PUB: \(ok.map { String(decoding: $0, as: UTF8.self) })")
-        let lastSeq = try #require(UInt64(String(decoding: ok[3], as: UTF8.self)))
-
-        // The log: exactly the confirmed events, SEQ 1 to the last, nothing else.
-        var confirmed: [UInt64: [[UInt8]]] = [lastSeq: [last]]
-        for result in peers {
-            for (seq, events) in result.confirmed { confirmed[seq, default: []] += events }
-        }
-        let validSent = peers.reduce(0) { $0 + $1.validSent }, validConfirmed = peers.reduce(0) { $0 + $1.validConfirmed }
-        #expect(validSent > 4_000)
-        #expect(validConfirmed == validSent, "every valid PUB is confirmed; refused: \(peers.flatMap(\.refusedValid).prefix(5))")
-        let unconfirmed = Set(1...lastSeq).subtracting(confirmed.keys).sorted()
-        let beyond = Set(confirmed.keys).subtracting(1...lastSeq).sorted()
-        #expect(unconfirmed.isEmpty, "the log holds \(unconfirmed.count) events no PUB confirmed, at SEQ \(unconfirmed.prefix(10))")
-        #expect(beyond.isEmpty, "confirmed SEQs past the log's head: \(beyond.prefix(10))")
-
-        try client.send([Array("EB1".utf8), Array("CONSUME".utf8), Array("read".utf8), Array("hostile-check".utf8),
-                         Array("earliest".utf8), Array("65536".utf8), Array()])
-        var read = 0
-        var mismatches: [UInt64] = []
-        while let frames = try client.receive() {
-            if frames[1] == Array("OK".utf8) || frames[1] == Array("ERR".utf8) {
-                #expect(frames[1] == Array("OK".utf8), "CONSUME: \(frames.map { String(decoding: $0, as: UTF8.self) })")
-                continue
-            }
-            guard frames.count == 6, frames[1] == Array("EVT".utf8),
-                  let seq = UInt64(String(decoding: frames[3], as: UTF8.self)) else { continue }
-            read += 1
-            let candidates = confirmed[seq] ?? []
-            // An event sent without `time` is stored with the broker's, as its first member.
-            if !candidates.contains(where: { $0 == frames[5] || Self.unstamped(frames[5]) == $0 }) {
-                mismatches.append(seq)
-                if mismatches.count < 3 {
-                    Issue.record("SEQ \(seq): log \(String(decoding: frames[5], as: UTF8.self)) confirmed \(candidates.map { String(decoding: $0, as: UTF8.self) })")
+            let results = Results()
+            let done = DispatchSemaphore(value: 0)
+            let endpoint = broker.commandEndpoint
+            for peer in 0..<Self.peerCount {
+                let thread = Thread {
+                    results.add(Self.runPeer(peer, endpoint: endpoint, count: Self.messageCount / Self.peerCount, context: context))
+                    done.signal()
                 }
+                thread.start()
             }
-            if seq == lastSeq { break }
+            for _ in 0..<Self.peerCount { done.wait() }
+            let peers = results.all
+            for result in peers { #expect(result.error == nil, "\(result.error ?? "")") }
+
+            // Alive, and serving a well-behaved client.
+            #expect(broker.process?.isRunning == true, "the broker died: \(broker.log.suffix(2_000))")
+            let peak = try Self.status(of: pid, "VmHWM"), after = try Self.status(of: pid, "VmRSS")
+            #expect(peak - before < Self.memoryBound,
+                    "broker peak memory \(peak / 1_048_576) MB from \(before / 1_048_576) MB (bound \(Self.memoryBound / 1_048_576) MB)")
+            #expect(after - before < Self.memoryBound)
+
+            let client = try Socket(context: context, type: .dealer)
+            defer { client.close() }
+            try client.setLinger(0)
+            try client.setReceiveTimeout(10_000)
+            try client.connect(broker.commandEndpoint)
+            let last = Self.validEvent(peer: 99, n: 1)
+            try client.send([Array("EB1".utf8), Array("PUB".utf8), Array("final".utf8), Array("in".utf8), last])
+            let ok = try #require(try client.receive())
+            try #require(ok.count == 4 && ok[1] == Array("OK".utf8), "the final PUB: \(ok.map { String(decoding: $0, as: UTF8.self) })")
+            let lastSeq = try #require(UInt64(String(decoding: ok[3], as: UTF8.self)))
+
+            // The log: exactly the confirmed events, SEQ 1 to the last, nothing else.
+            var confirmed: [UInt64: [[UInt8]]] = [lastSeq: [last]]
+            for result in peers {
+                for (seq, events) in result.confirmed { confirmed[seq, default: []] += events }
+            }
+            let validSent = peers.reduce(0) { $0 + $1.validSent }, validConfirmed = peers.reduce(0) { $0 + $1.validConfirmed }
+            #expect(validSent > 4_000)
+            #expect(validConfirmed == validSent, "every valid PUB is confirmed; refused: \(peers.flatMap(\.refusedValid).prefix(5))")
+            let unconfirmed = Set(1...lastSeq).subtracting(confirmed.keys).sorted()
+            let beyond = Set(confirmed.keys).subtracting(1...lastSeq).sorted()
+            #expect(unconfirmed.isEmpty, "the log holds \(unconfirmed.count) events no PUB confirmed, at SEQ \(unconfirmed.prefix(10))")
+            #expect(beyond.isEmpty, "confirmed SEQs past the log's head: \(beyond.prefix(10))")
+
+            try client.send([Array("EB1".utf8), Array("CONSUME".utf8), Array("read".utf8), Array("hostile-check".utf8),
+                             Array("earliest".utf8), Array("65536".utf8), Array()])
+            var read = 0
+            var mismatches: [UInt64] = []
+            while let frames = try client.receive() {
+                if frames[1] == Array("OK".utf8) || frames[1] == Array("ERR".utf8) {
+                    #expect(frames[1] == Array("OK".utf8), "CONSUME: \(frames.map { String(decoding: $0, as: UTF8.self) })")
+                    continue
+                }
+                guard frames.count == 6, frames[1] == Array("EVT".utf8),
+                      let seq = UInt64(String(decoding: frames[3], as: UTF8.self)) else { continue }
+                read += 1
+                let candidates = confirmed[seq] ?? []
+                // An event sent without `time` is stored with the broker's, as its first member.
+                if !candidates.contains(where: { $0 == frames[5] || Self.unstamped(frames[5]) == $0 }) {
+                    mismatches.append(seq)
+                    if mismatches.count < 3 {
+                        Issue.record("SEQ \(seq): log \(String(decoding: frames[5], as: UTF8.self)) confirmed \(candidates.map { String(decoding: $0, as: UTF8.self) })")
+                    }
+                }
+                if seq == lastSeq { break }
+            }
+            #expect(mismatches.isEmpty, "log events that differ from what was confirmed at their SEQ: \(mismatches.prefix(10))")
+            #expect(read > 4_000)
+            #expect(broker.process?.isRunning == true)
         }
-        #expect(mismatches.isEmpty, "log events that differ from what was confirmed at their SEQ: \(mismatches.prefix(10))")
-        #expect(read > 4_000)
-        #expect(broker.process?.isRunning == true)
     }
 
     /// `event` without a leading `"time":"…",` member the broker stamped.

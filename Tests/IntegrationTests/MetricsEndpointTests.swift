@@ -1,4 +1,5 @@
 import EventBus
+import EventBusTesting
 import Foundation
 import Testing
 import ZeroMQ
@@ -10,17 +11,10 @@ import ZeroMQ
     }
 
     /// `curl -fsS URL`, as an operator would scrape it.
-    static func curl(_ url: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-fsS", "--max-time", "10", url]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw ProcessError("curl \(url) exited \(process.terminationStatus)") }
-        return String(decoding: data, as: UTF8.self)
+    static func curl(_ url: String) async throws -> String {
+        let result = try await RunningProcess.run("/usr/bin/curl", ["-fsS", "--max-time", "10", url])
+        guard result.status == 0 else { throw ProcessError("curl \(url) exited \(result.status)") }
+        return result.standardOutput
     }
 
     /// Parses the text exposition format, checking every line's grammar, into
@@ -52,170 +46,155 @@ import ZeroMQ
         return samples
     }
 
-    @Test func brokerCountersMatchStatsAfterAKnownWorkload() throws {
+    @Test func brokerCountersMatchStatsAfterAKnownWorkload() async throws {
         let context = try Context()
         let broker = try BrokerProcess(arguments: ["--metrics", "127.0.0.1:0", "--request-timeout-ms", "300"])
-        try broker.start(context: context)
-        defer { broker.terminate() }
-        let address = try #require(broker.log.firstMatch(of: /metrics\.address=(127\.0\.0\.1:[0-9]+)/)?.output.1)
-        let peer = try Socket(context: context, type: .dealer)
-        defer { peer.close() }
-        try peer.setLinger(0)
-        try peer.setReceiveTimeout(10_000)
-        try peer.connect(broker.commandEndpoint)
-        var delivered = 0
-        func call(_ verb: String, _ arguments: [[UInt8]]) throws -> [[UInt8]] {
-            try peer.send([Array("EB1".utf8), Array(verb.utf8), Array("c".utf8)] + arguments)
-            while true {
-                let frames = try #require(try peer.receive())
-                guard frames[1] == Array("EVT".utf8) else { return frames }
-                delivered += 1
+        try await broker.start(context: context)
+        try await broker.terminateAfter {
+            let address = try #require(broker.log.firstMatch(of: /metrics\.address=(127\.0\.0\.1:[0-9]+)/)?.output.1)
+            let peer = try Socket(context: context, type: .dealer)
+            defer { peer.close() }
+            try peer.setLinger(0)
+            try peer.setReceiveTimeout(10_000)
+            try peer.connect(broker.commandEndpoint)
+            var delivered = 0
+            func call(_ verb: String, _ arguments: [[UInt8]]) throws -> [[UInt8]] {
+                try peer.send([Array("EB1".utf8), Array(verb.utf8), Array("c".utf8)] + arguments)
+                while true {
+                    let frames = try #require(try peer.receive())
+                    guard frames[1] == Array("EVT".utf8) else { return frames }
+                    delivered += 1
+                }
             }
-        }
 
-        // 8 events to in, 3 of them again (dedup), one invalid event, one unknown stage, one unanswered REQ.
-        #expect(try call("PUB", [Array("in".utf8)] + (0..<5).map { Self.event("a\($0)") })[1] == Array("OK".utf8))
-        #expect(try call("PUB", [Array("in".utf8)] + (0..<3).map { Self.event("b\($0)") })[1] == Array("OK".utf8))
-        #expect(try call("PUB", [Array("in".utf8)] + (0..<3).map { Self.event("b\($0)") })[1] == Array("OK".utf8))
-        #expect(try call("PUB", [Array("in".utf8), Array(#"{"specversion":"1.0"}"#.utf8)])[3] == Array("bad_event".utf8))
-        #expect(try call("PUB", [Array("nowhere".utf8), Self.event("c0")])[3] == Array("unknown_stage".utf8))
-        #expect(try call("REQ", [Array("receipts".utf8), Array(#"{"method":"unread_counts","params":{"user_id":"bob"}}"#.utf8)])[3]
-            == Array("timeout".utf8))
-        // A consumer of in with credit 4 that acks SEQ 2: 6 delivered, lag 7 (the query event is on in too).
-        _ = try call("CONSUME", [Array("metrics-test".utf8), Array("earliest".utf8), Array("4".utf8), Array("in/".utf8)])
-        while delivered < 4, let frames = try peer.receive() {
-            if frames[1] == Array("EVT".utf8) { delivered += 1 }
-        }
-        // A successful ACK has no reply.
-        try peer.send([Array("EB1".utf8), Array("ACK".utf8), [], Array("metrics-test".utf8), Array("2".utf8)])
-        while delivered < 6, let frames = try peer.receive() {
-            if frames[1] == Array("EVT".utf8) { delivered += 1 }
-        }
-        // Gauges are refreshed every second: poll until the consumer's lag gauge shows this state.
-        let lagKey = #"eventbus_consumer_lag{consumer="metrics-test"}"#
-        var metrics = try Self.samples(try Self.curl("http://\(address)/metrics"))
-        let deadline = Date().addingTimeInterval(10)
-        while metrics[lagKey] != 7 && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.1)  // a poll interval
-            metrics = try Self.samples(try Self.curl("http://\(address)/metrics"))
-        }
-        let stats = try JSONParser.parse(try call("STATS", []).last ?? [])
-        func number(_ value: JSONValue?) -> Double { value?.doubleValue ?? -1 }
+            // 8 events to in, 3 of them again (dedup), one invalid event, one unknown stage, one unanswered REQ.
+            #expect(try call("PUB", [Array("in".utf8)] + (0..<5).map { Self.event("a\($0)") })[1] == Array("OK".utf8))
+            #expect(try call("PUB", [Array("in".utf8)] + (0..<3).map { Self.event("b\($0)") })[1] == Array("OK".utf8))
+            #expect(try call("PUB", [Array("in".utf8)] + (0..<3).map { Self.event("b\($0)") })[1] == Array("OK".utf8))
+            #expect(try call("PUB", [Array("in".utf8), Array(#"{"specversion":"1.0"}"#.utf8)])[3] == Array("bad_event".utf8))
+            #expect(try call("PUB", [Array("nowhere".utf8), Self.event("c0")])[3] == Array("unknown_stage".utf8))
+            #expect(try call("REQ", [Array("receipts".utf8), Array(#"{"method":"unread_counts","params":{"user_id":"bob"}}"#.utf8)])[3]
+                == Array("timeout".utf8))
+            // A consumer of in with credit 4 that acks SEQ 2: 6 delivered, lag 7 (the query event is on in too).
+            _ = try call("CONSUME", [Array("metrics-test".utf8), Array("earliest".utf8), Array("4".utf8), Array("in/".utf8)])
+            while delivered < 4, let frames = try peer.receive() {
+                if frames[1] == Array("EVT".utf8) { delivered += 1 }
+            }
+            // A successful ACK has no reply.
+            try peer.send([Array("EB1".utf8), Array("ACK".utf8), [], Array("metrics-test".utf8), Array("2".utf8)])
+            while delivered < 6, let frames = try peer.receive() {
+                if frames[1] == Array("EVT".utf8) { delivered += 1 }
+            }
+            // Gauges are refreshed every second: poll until the consumer's lag gauge shows this state.
+            let lagKey = #"eventbus_consumer_lag{consumer="metrics-test"}"#
+            var metrics = try Self.samples(try await Self.curl("http://\(address)/metrics"))
+            let deadline = ContinuousClock.now + .seconds(10)
+            while metrics[lagKey] != 7 && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))  // a poll interval
+                metrics = try Self.samples(try await Self.curl("http://\(address)/metrics"))
+            }
+            let stats = try JSONParser.parse(try call("STATS", []).last ?? [])
+            func number(_ value: JSONValue?) -> Double { value?.doubleValue ?? -1 }
 
-        #expect(metrics[#"eventbus_events_appended_total{stage="in"}"#] == number(stats["stages"]?["in"]))
-        #expect(metrics[#"eventbus_events_appended_total{stage="in"}"#] == 9)
-        #expect(metrics["eventbus_dedup_hits_total"] == number(stats["dedup_hits"]))
-        #expect(metrics["eventbus_dedup_hits_total"] == 3)
-        for code in ["bad_event", "unknown_stage", "timeout"] {
-            #expect(metrics[#"eventbus_rejected_total{code="\#(code)"}"#] == number(stats["rejected"]?[code]), "\(code)")
-            #expect(metrics[#"eventbus_rejected_total{code="\#(code)"}"#] == 1, "\(code)")
+            #expect(metrics[#"eventbus_events_appended_total{stage="in"}"#] == number(stats["stages"]?["in"]))
+            #expect(metrics[#"eventbus_events_appended_total{stage="in"}"#] == 9)
+            #expect(metrics["eventbus_dedup_hits_total"] == number(stats["dedup_hits"]))
+            #expect(metrics["eventbus_dedup_hits_total"] == 3)
+            for code in ["bad_event", "unknown_stage", "timeout"] {
+                #expect(metrics[#"eventbus_rejected_total{code="\#(code)"}"#] == number(stats["rejected"]?[code]), "\(code)")
+                #expect(metrics[#"eventbus_rejected_total{code="\#(code)"}"#] == 1, "\(code)")
+            }
+            #expect(metrics[#"eventbus_requests_total{service="receipts",outcome="timeout"}"#] == 1)
+            #expect(metrics[#"eventbus_events_delivered_total{consumer="metrics-test"}"#] == Double(delivered))
+            #expect(delivered == 6)
+            guard case .array(let consumers)? = stats["consumers"] else { Issue.record("STATS has no consumers"); return }
+            let consumer = consumers.first { $0["name"]?.stringValue == "metrics-test" }
+            #expect(metrics[#"eventbus_consumer_lag{consumer="metrics-test"}"#] == number(consumer?["lag"]))
+            #expect(metrics[#"eventbus_consumer_lag{consumer="metrics-test"}"#] == 7)
+            #expect(metrics["eventbus_log_head_seq"] == number(stats["head_seq"]))
+            #expect((metrics["eventbus_fsync_duration_seconds_count"] ?? 0) >= 3, "one fsync per commit with --fsync always")
         }
-        #expect(metrics[#"eventbus_requests_total{service="receipts",outcome="timeout"}"#] == 1)
-        #expect(metrics[#"eventbus_events_delivered_total{consumer="metrics-test"}"#] == Double(delivered))
-        #expect(delivered == 6)
-        guard case .array(let consumers)? = stats["consumers"] else { Issue.record("STATS has no consumers"); return }
-        let consumer = consumers.first { $0["name"]?.stringValue == "metrics-test" }
-        #expect(metrics[#"eventbus_consumer_lag{consumer="metrics-test"}"#] == number(consumer?["lag"]))
-        #expect(metrics[#"eventbus_consumer_lag{consumer="metrics-test"}"#] == 7)
-        #expect(metrics["eventbus_log_head_seq"] == number(stats["head_seq"]))
-        #expect((metrics["eventbus_fsync_duration_seconds_count"] ?? 0) >= 3, "one fsync per commit with --fsync always")
     }
 
-    @Test func aNonLoopbackMetricsAddressIsRefusedNamingTheOption() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: BrokerProcess.binary)
-        process.arguments = ["broker", "--metrics", "0.0.0.0:9464", "--data-dir", "/nonexistent"]
-        let pipe = Pipe()
-        process.standardError = pipe
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus != 0)
+    @Test func aNonLoopbackMetricsAddressIsRefusedNamingTheOption() async throws {
+        let result = try await RunningProcess.run(BuildFolder.eventbus, ["broker", "--metrics", "0.0.0.0:9464", "--data-dir", "/nonexistent"])
+        let text = result.standardError
+        #expect(result.status != 0)
         #expect(text.contains("--metrics") && text.contains("loopback"), "\(text)")
     }
 
-    /// A free loopback port, found by binding port 0 (the plugin's address is given before it starts).
-    static func freePort() throws -> Int {
-        let socket = try Socket(context: try Context(), type: .router)
-        defer { socket.close() }
-        try socket.bind("tcp://127.0.0.1:*")
-        let endpoint = try socket.lastEndpoint
-        return try #require(Int(endpoint.split(separator: ":").last ?? ""))
-    }
-
-    @Test func privacyFilterCountsSuppressionsByReasonAsTheDiagStageDoes() throws {
-        let port = try Self.freePort()
+    @Test func privacyFilterCountsSuppressionsByReasonAsTheDiagStageDoes() async throws {
+        // A free loopback port: the plugin's address is given before it starts.
+        let port = try EphemeralEndpoint.freePort()
         let pipeline = try SupervisedPipeline([
             SupervisedPipeline.plugin("read-privacy", executable: "read-privacy", ["--metrics", "127.0.0.1:\(port)"]),
         ])
-        defer { pipeline.stop() }
-        try pipeline.waitUntilReady()
-        let socket = try pipeline.peer()
-        defer { socket.close() }
-        let off = Array(#"{"specversion":"1.0","id":"u1","source":"/metrics-test","type":"user.updated","subject":"@bob","time":"2026-11-22T03:10:00.123Z","data":{"user":{"id":"bob","privacy_settings":{"read_receipts":{"enabled":false}}}}}"#.utf8)
-        _ = try pipeline.call(socket, "PUB", [Array("in".utf8), off, Self.event("r1"), Self.event("r2"), Self.event("r3", user: "cat")])
-        _ = try pipeline.readIDs("out/messaging:general/", count: 1, consumer: "metrics-reader")
+        try await pipeline.stopAfter {
+            try await pipeline.waitUntilReady()
+            let socket = try pipeline.peer()
+            defer { socket.close() }
+            let off = Array(#"{"specversion":"1.0","id":"u1","source":"/metrics-test","type":"user.updated","subject":"@bob","time":"2026-11-22T03:10:00.123Z","data":{"user":{"id":"bob","privacy_settings":{"read_receipts":{"enabled":false}}}}}"#.utf8)
+            _ = try pipeline.call(socket, "PUB", [Array("in".utf8), off, Self.event("r1"), Self.event("r2"), Self.event("r3", user: "cat")])
+            _ = try pipeline.readIDs("out/messaging:general/", count: 1, consumer: "metrics-reader")
 
-        var metrics: [String: Double] = [:]
-        let key = #"eventbus_privacy_suppressed_total{policy="read-privacy",reason="user_setting"}"#
-        let inKey = #"eventbus_plugin_events_in_total{plugin="read-privacy"}"#
-        let deadline = Date().addingTimeInterval(20)
-        // The suppression counts as it is decided, the batch counters once the batch's output
-        // is confirmed: wait for both, not for the first alone.
-        while (metrics[key] != 2 || metrics[inKey] != 4) && Date() < deadline {
-            metrics = (try? Self.samples(try Self.curl("http://127.0.0.1:\(port)/metrics"))) ?? [:]
-            Thread.sleep(forTimeInterval: 0.1)
+            var metrics: [String: Double] = [:]
+            let key = #"eventbus_privacy_suppressed_total{policy="read-privacy",reason="user_setting"}"#
+            let inKey = #"eventbus_plugin_events_in_total{plugin="read-privacy"}"#
+            let deadline = ContinuousClock.now + .seconds(20)
+            // The suppression counts as it is decided, the batch counters once the batch's output
+            // is confirmed: wait for both, not for the first alone.
+            while (metrics[key] != 2 || metrics[inKey] != 4) && ContinuousClock.now < deadline {
+                metrics = (try? Self.samples(try await Self.curl("http://127.0.0.1:\(port)/metrics"))) ?? [:]
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(metrics[key] == 2)
+            let audited = try pipeline.stats()["diag"]?["receipt.suppressed"]?.doubleValue
+            #expect(metrics[key] == audited)
+            #expect(metrics[#"eventbus_plugin_events_in_total{plugin="read-privacy"}"#] == 4)
+            #expect(metrics[#"eventbus_plugin_events_out_total{plugin="read-privacy",stage="diag"}"#] == 2)
         }
-        #expect(metrics[key] == 2)
-        let audited = try pipeline.stats()["diag"]?["receipt.suppressed"]?.doubleValue
-        #expect(metrics[key] == audited)
-        #expect(metrics[#"eventbus_plugin_events_in_total{plugin="read-privacy"}"#] == 4)
-        #expect(metrics[#"eventbus_plugin_events_out_total{plugin="read-privacy",stage="diag"}"#] == 2)
     }
 
     /// docs/operations.md's metrics configuration, run as written under `eventbus up`:
     /// the broker and each plugin serve their own endpoint.
-    @Test func theDocumentedUpConfigurationServesTheBrokerAndEachPlugin() throws {
-        let sample = try #require(try PluginGuideTests.blocks("yaml", in: "docs/operations.md").first { $0.contains("--metrics") })
+    @Test func theDocumentedUpConfigurationServesTheBrokerAndEachPlugin() async throws {
+        let sample = try #require(try MarkdownBlocks.blocks("yaml", in: "docs/operations.md").first { $0.contains("--metrics") })
         let ports = sample.matches(of: /127\.0\.0\.1:([0-9]+)/).map { String($0.output.1) }
         #expect(ports.count == 2)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-metrics-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let config = directory.appendingPathComponent("eventbus.yaml")
-        try sample.write(to: config, atomically: true, encoding: .utf8)
-        let stderr = directory.appendingPathComponent("up.stderr")
-        _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
+        try await TemporaryDirectory.with("eventbus-metrics") { directory in
+            let config = directory.appendingPathComponent("eventbus.yaml")
+            try sample.write(to: config, atomically: true, encoding: .utf8)
+            let stderr = directory.appendingPathComponent("up.stderr")
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: BrokerProcess.binary)
-        process.arguments = ["up", "--config", config.path, "--data-dir", directory.appendingPathComponent("data").path,
-                             "--command", "ipc://\(directory.path)/command.sock", "--stream", "ipc://\(directory.path)/stream.sock",
-                             "--metrics", "127.0.0.1:0"]
-        process.standardError = try FileHandle(forWritingTo: stderr)
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        defer {
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
-        }
-        func log() -> String { (try? String(contentsOf: stderr, encoding: .utf8)) ?? "" }
-        var broker: Substring?
-        var plugins: [String: Bool] = [:]
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline && (broker == nil || plugins.count < 2) {
-            broker = log().firstMatch(of: /metrics\.address=(127\.0\.0\.1:[0-9]+)/)?.output.1
-            for port in ports where plugins[port] == nil {
-                if let text = try? Self.curl("http://127.0.0.1:\(port)/metrics"), text.contains("eventbus_plugin_applied_seq") {
-                    plugins[port] = true
+            let process = try RunningProcess(
+                BuildFolder.eventbus,
+                ["up", "--config", config.path, "--data-dir", directory.appendingPathComponent("data").path,
+                 "--command", EphemeralEndpoint.ipc(in: directory, "command"), "--stream", EphemeralEndpoint.ipc(in: directory, "stream"),
+                 "--metrics", "127.0.0.1:0"],
+                standardError: .file(stderr.path))
+            func log() -> String { (try? String(contentsOf: stderr, encoding: .utf8)) ?? "" }
+            var broker: Substring?
+            var plugins: [String: Bool] = [:]
+            do {
+                let deadline = ContinuousClock.now + .seconds(30)
+                while ContinuousClock.now < deadline && (broker == nil || plugins.count < 2) {
+                    broker = log().firstMatch(of: /metrics\.address=(127\.0\.0\.1:[0-9]+)/)?.output.1
+                    for port in ports where plugins[port] == nil {
+                        if let text = try? await Self.curl("http://127.0.0.1:\(port)/metrics"), text.contains("eventbus_plugin_applied_seq") {
+                            plugins[port] = true
+                        }
+                    }
+                    try await Task.sleep(for: .milliseconds(200))
                 }
+                #expect(plugins.count == 2, "plugin endpoints \(ports) did not serve: \(log())")
+                let address = try #require(broker, "the broker did not log its metrics address: \(log())")
+                let samples = try Self.samples(try await Self.curl("http://\(address)/metrics"))
+                #expect(samples["eventbus_log_head_seq"] != nil)
+            } catch {
+                _ = try? await process.terminate()
+                throw error
             }
-            Thread.sleep(forTimeInterval: 0.2)
+            try await process.terminate()
         }
-        #expect(plugins.count == 2, "plugin endpoints \(ports) did not serve: \(log())")
-        let address = try #require(broker, "the broker did not log its metrics address: \(log())")
-        let samples = try Self.samples(try Self.curl("http://\(address)/metrics"))
-        #expect(samples["eventbus_log_head_seq"] != nil)
     }
 }

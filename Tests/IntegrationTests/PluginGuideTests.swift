@@ -1,5 +1,6 @@
 import EventBusBroker
 import EventBusSupervisor
+import EventBusTesting
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import EventBusSupervisor
+import EventBusTesting
 import Foundation
 import Testing
 
@@ -6,21 +7,21 @@ import Testing
 @Suite(.serialized) struct PluginLifetimeTests {
     /// SIGKILL of `eventbus up` takes its plugins with it (the kernel's parent-death
     /// signal); started again on the same data directory, each plugin runs once.
-    @Test func pluginsDieWithAKilledSupervisorAndRunOnceAfterARestart() throws {
+    @Test func pluginsDieWithAKilledSupervisorAndRunOnceAfterARestart() async throws {
         let up = try UpProcess()
-        try up.start()
+        try await up.start()
         let before = up.pluginProcesses()
         #expect(before.mapValues(\.count) == Dictionary(uniqueKeysWithValues: Pipeline.defaultNames.map { ($0, 1) }), "\(before)")
 
-        up.kill()
+        try await up.kill()
         let old = before.values.flatMap { $0 }
         let prefix = up.dataDirectory + "/plugins/"
         func survivors() -> [pid_t] { old.filter { UpProcess.isRunning($0) && UpProcess.pluginName($0, prefix: prefix) != nil } }
-        let deadline = Date().addingTimeInterval(10)
-        while !survivors().isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !survivors().isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
         #expect(survivors().isEmpty, "plugins outlived the killed supervisor: \(survivors())")
 
-        try up.start()
+        try await up.start()
         let after = up.pluginProcesses()
         #expect(after.mapValues(\.count) == Dictionary(uniqueKeysWithValues: Pipeline.defaultNames.map { ($0, 1) }), "\(after)")
         #expect(Set(after.values.flatMap { $0 }).isDisjoint(with: old))
@@ -36,44 +37,33 @@ import Testing
     }
 
     /// A second copy of a plugin on the data directory another copy runs with exits 1, naming the directory.
-    @Test func aSecondCopyOfAPluginOnTheSameDataDirectoryRefusesToStart() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-twice-\(UUID().uuidString.prefix(8))").path
+    @Test func aSecondCopyOfAPluginOnTheSameDataDirectoryRefusesToStart() async throws {
+        let directory = TemporaryDirectory.url("eventbus-twice").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let data = directory + "/plugins/counter"
-        let binary = URL(fileURLWithPath: SupervisedPipeline.examplePluginDirectory).appendingPathComponent("counter")
+        let binary = SupervisedPipeline.examplePluginDirectory + "/counter"
         // No broker: the first copy keeps trying to connect, and holds its lock meanwhile.
         let arguments = ["--data-dir", data, "--command", "ipc://\(directory)/nobody.sock", "--log-level", "warning"]
-        let first = Process()
-        first.executableURL = binary
-        first.arguments = arguments
-        first.standardError = FileHandle.nullDevice
-        try first.run()
-        defer {
-            kill(first.processIdentifier, SIGKILL)
-            first.waitUntilExit()
-        }
-        let deadline = Date().addingTimeInterval(20)
+        let first = try RunningProcess(binary, arguments, standardOutput: .inherit)
+        let deadline = ContinuousClock.now + .seconds(20)
         var held = false
-        while !held && first.isRunning && Date() < deadline {
+        while !held && first.isRunning && ContinuousClock.now < deadline {
             var status = stat()
             held = stat(data + "/lock", &status) == 0 && Self.holdsFlock(first.processIdentifier, inode: UInt64(status.st_ino))
-            if !held { Thread.sleep(forTimeInterval: 0.05) }
+            if !held { try await Task.sleep(for: .milliseconds(50)) }
         }
-        try #require(held, "the first copy did not take its lock")
+        do {
+            try #require(held, "the first copy did not take its lock")
 
-        let second = Process()
-        second.executableURL = binary
-        second.arguments = arguments
-        let errors = Pipe()
-        second.standardError = errors
-        try second.run()
-        let stopBy = Date().addingTimeInterval(20)
-        while second.isRunning && Date() < stopBy { Thread.sleep(forTimeInterval: 0.05) }
-        if second.isRunning { kill(second.processIdentifier, SIGKILL) }
-        second.waitUntilExit()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(second.terminationStatus == 1, "\(text)")
-        #expect(text.contains("another copy of plugin counter is running with data dir \(data)"), "\(text)")
-        #expect(first.isRunning, "the first copy runs on")
+            let second = try await RunningProcess.run(binary, arguments, timeout: .seconds(20))
+            let text = second.standardError
+            #expect(second.status == 1, "\(text)")
+            #expect(text.contains("another copy of plugin counter is running with data dir \(data)"), "\(text)")
+            #expect(first.isRunning, "the first copy runs on")
+        } catch {
+            _ = try? await first.kill()
+            throw error
+        }
+        try await first.kill()
     }
 }

@@ -1,6 +1,7 @@
 import EventBus
 import EventBusBroker
 import EventBusSupervisor
+import EventBusTesting
 import Foundation
 import Testing
 import ZeroMQ
@@ -24,7 +25,7 @@ import ZeroMQ
         #expect(loaded.security?.clients == [.init(name: "ops", publicKey: client.publicKey, roles: [.admin, .backend])])
     }
 
-    @Test func supervisedPluginsGetKeysAndTheirRolesAndEventsFlow() throws {
+    @Test func supervisedPluginsGetKeysAndTheirRolesAndEventsFlow() async throws {
         let broker = try CurveKeyPair.generate(), backend = try CurveKeyPair.generate(), admin = try CurveKeyPair.generate()
         let pipeline = try SupervisedPipeline([
             SupervisedPipeline.plugin("first", executable: "identity"),
@@ -35,40 +36,41 @@ import ZeroMQ
                 .init(name: "ops", publicKey: admin.publicKey, roles: [.admin]),
             ])
         }
-        defer { pipeline.stop() }
-        // Ready means the supervisor's own admin key read STATS and both
-        // plugins attached their consumers with the keys they were handed.
-        try pipeline.waitUntilReady()
+        try await pipeline.stopAfter {
+            // Ready means the supervisor's own admin key read STATS and both
+            // plugins attached their consumers with the keys they were handed.
+            try await pipeline.waitUntilReady()
 
-        func peer(_ keys: CurveKeyPair) throws -> Socket {
-            let socket = try Socket(context: pipeline.context, type: .dealer)
-            try socket.setLinger(0)
-            try socket.setReceiveTimeout(20_000)
-            try CurveClientKeys(secretKey: keys.secretKey, serverKey: broker.publicKey).apply(to: socket)
-            try socket.connect(pipeline.supervisor.commandEndpoint)
-            return socket
+            func peer(_ keys: CurveKeyPair) throws -> Socket {
+                let socket = try Socket(context: pipeline.context, type: .dealer)
+                try socket.setLinger(0)
+                try socket.setReceiveTimeout(20_000)
+                try CurveClientKeys(secretKey: keys.secretKey, serverKey: broker.publicKey).apply(to: socket)
+                try socket.connect(pipeline.supervisor.commandEndpoint)
+                return socket
+            }
+            let publisher = try peer(backend)
+            defer { publisher.close() }
+            #expect(try outcome(publisher, ["EB1", "PUB", "p", "in"], events: (1...5).map { SupervisedPipeline.event($0) }) == "OK")
+
+            let reader = try peer(admin)
+            defer { reader.close() }
+            #expect(try outcome(reader, ["EB1", "CONSUME", "c", "check-out", "earliest", "100", "out/"]) == "OK")
+            var ids: [String] = []
+            while ids.count < 5, let frames = try reader.receive() {
+                guard frames.count == 6, frames[1] == Array("EVT".utf8) else { continue }
+                ids.append(try EventValidator.validate(frames[5], stage: "any").envelope.id)
+            }
+            #expect(ids == ["e1", "e2", "e3", "e4", "e5"])
+
+            // Nothing the plugins did was refused, and a client in the clear gets nothing.
+            #expect(try outcome(reader, ["EB1", "STATS", "s"]) == "OK")
+            try reader.send(["EB1", "STATS", "s2"].map { Array($0.utf8) })
+            let stats = try #require(try reader.receive())
+            #expect(try JSONParser.parse(stats[3])["forbidden"]?.doubleValue == 0)
+            let clear = try pipeline.peer(timeout: 1_000)
+            defer { clear.close() }
+            #expect(try outcome(clear, ["EB1", "PING", "p"]) == "none")
         }
-        let publisher = try peer(backend)
-        defer { publisher.close() }
-        #expect(try outcome(publisher, ["EB1", "PUB", "p", "in"], events: (1...5).map { SupervisedPipeline.event($0) }) == "OK")
-
-        let reader = try peer(admin)
-        defer { reader.close() }
-        #expect(try outcome(reader, ["EB1", "CONSUME", "c", "check-out", "earliest", "100", "out/"]) == "OK")
-        var ids: [String] = []
-        while ids.count < 5, let frames = try reader.receive() {
-            guard frames.count == 6, frames[1] == Array("EVT".utf8) else { continue }
-            ids.append(try EventValidator.validate(frames[5], stage: "any").envelope.id)
-        }
-        #expect(ids == ["e1", "e2", "e3", "e4", "e5"])
-
-        // Nothing the plugins did was refused, and a client in the clear gets nothing.
-        #expect(try outcome(reader, ["EB1", "STATS", "s"]) == "OK")
-        try reader.send(["EB1", "STATS", "s2"].map { Array($0.utf8) })
-        let stats = try #require(try reader.receive())
-        #expect(try JSONParser.parse(stats[3])["forbidden"]?.doubleValue == 0)
-        let clear = try pipeline.peer(timeout: 1_000)
-        defer { clear.close() }
-        #expect(try outcome(clear, ["EB1", "PING", "p"]) == "none")
     }
 }

@@ -1,4 +1,5 @@
 import EventBus
+import EventBusTesting
 import Foundation
 import Testing
 import ZeroMQ
@@ -12,13 +13,13 @@ final class SecureBus: @unchecked Sendable {
     let broker: BrokerProcess
     let context: Context
 
-    init(command: String? = nil, stream: String? = nil) throws {
+    init(command: String? = nil, stream: String? = nil) async throws {
         keys = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-keys-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true)
         var pairs: [String: CurveKeyPair] = [:]
         for name in Self.names {
             let prefix = keys.appendingPathComponent(name).path
-            let status = try Self.run(["keygen", "--out", prefix])
+            let status = try await Self.run(["keygen", "--out", prefix])
             #expect(status.code == 0, "keygen failed: \(status.stderr)")
             pairs[name] = try CurveKeyPair(secretKey: try CurveKeyFile.read(prefix + ".secret", secret: true))
             #expect(try CurveKeyFile.read(prefix + ".pub", secret: false) == pairs[name]?.publicKey)
@@ -51,11 +52,11 @@ final class SecureBus: @unchecked Sendable {
                         "--request-timeout-ms", "300", "--log-level", "warning"],
             command: command, stream: stream,
             probeKeys: try CurveClientKeys(secretKey: pairs["admin"]!.secretKey, serverKey: pairs["broker"]!.publicKey))
-        try broker.start(context: context)
+        try await broker.start(context: context)
     }
 
+    /// The broker is stopped by the test (`bus.broker.terminateAfter`), whose cleanup is awaited.
     deinit {
-        broker.terminate()
         try? FileManager.default.removeItem(at: keys)
     }
 
@@ -74,20 +75,9 @@ final class SecureBus: @unchecked Sendable {
     }
 
     /// Runs `eventbus ARGS` and waits for it.
-    static func run(_ arguments: [String], timeout: TimeInterval = 30) throws -> (code: Int32, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: BrokerProcess.binary)
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (process.terminationStatus, text)
+    static func run(_ arguments: [String], timeout: Int = 30) async throws -> (code: Int32, stderr: String) {
+        let result = try await RunningProcess.run(BuildFolder.eventbus, arguments, timeout: .seconds(timeout))
+        return (result.status, result.standardError)
     }
 }
 
@@ -144,178 +134,192 @@ func securityEvent(_ id: String, marker: String = "x") -> [UInt8] {
         ("STATS", { ["EB1", "STATS", $0] }, ["admin"]),
     ]
 
-    @Test func eachRoleCanDoExactlyItsActions() throws {
-        let bus = try SecureBus()
-        var forbiddenSeen = 0
-        for client in ["backend", "plugin-a", "plugin-b", "subscriber", "admin"] {
-            let socket = try bus.peer(client)
-            defer { socket.close() }
-            for (index, verb) in Self.verbs.enumerated() {
-                let frames = verb.frames(client)
-                let event = securityEvent("\(client)-\(index)")
-                let events = frames[1] == "PUB" ? [event] : frames[1] == "PUBS" ? [PublishBatch.encode([event])] : []
-                let got = try outcome(socket, frames, events: events)
-                let expectForbidden = !verb.allowed.contains(client)
-                if expectForbidden {
-                    forbiddenSeen += 1
-                    #expect(got == "forbidden", "\(client) \(verb.name): expected forbidden, got \(got)")
-                } else {
-                    // ACK and CANCEL of a consumer the peer does not have fail, but not as forbidden.
-                    #expect(got != "forbidden" && got != "none", "\(client) \(verb.name): expected allowed, got \(got)")
+    @Test func eachRoleCanDoExactlyItsActions() async throws {
+        let bus = try await SecureBus()
+        try await bus.broker.terminateAfter {
+            var forbiddenSeen = 0
+            for client in ["backend", "plugin-a", "plugin-b", "subscriber", "admin"] {
+                let socket = try bus.peer(client)
+                defer { socket.close() }
+                for (index, verb) in Self.verbs.enumerated() {
+                    let frames = verb.frames(client)
+                    let event = securityEvent("\(client)-\(index)")
+                    let events = frames[1] == "PUB" ? [event] : frames[1] == "PUBS" ? [PublishBatch.encode([event])] : []
+                    let got = try outcome(socket, frames, events: events)
+                    let expectForbidden = !verb.allowed.contains(client)
+                    if expectForbidden {
+                        forbiddenSeen += 1
+                        #expect(got == "forbidden", "\(client) \(verb.name): expected forbidden, got \(got)")
+                    } else {
+                        // ACK and CANCEL of a consumer the peer does not have fail, but not as forbidden.
+                        #expect(got != "forbidden" && got != "none", "\(client) \(verb.name): expected allowed, got \(got)")
+                    }
                 }
             }
+            // The refusals are counted in STATS.
+            let admin = try bus.peer("admin")
+            defer { admin.close() }
+            try admin.send(["EB1", "STATS", "s"].map { Array($0.utf8) })
+            let stats = try #require(try admin.receive())
+            let json = try JSONParser.parse(stats[3])
+            #expect(json["forbidden"]?.doubleValue == Double(forbiddenSeen))
         }
-        // The refusals are counted in STATS.
-        let admin = try bus.peer("admin")
-        defer { admin.close() }
-        try admin.send(["EB1", "STATS", "s"].map { Array($0.utf8) })
-        let stats = try #require(try admin.receive())
-        let json = try JSONParser.parse(stats[3])
-        #expect(json["forbidden"]?.doubleValue == Double(forbiddenSeen))
     }
 
-    @Test func aForbiddenReplyNamesWhatWasRefused() throws {
-        let bus = try SecureBus()
-        let plugin = try bus.peer("plugin-a")
-        defer { plugin.close() }
-        try plugin.send(["EB1", "PUB", "p", "out"].map { Array($0.utf8) } + [securityEvent("x")])
-        let reply = try #require(try plugin.receive())
-        #expect(String(decoding: reply[3], as: UTF8.self) == "forbidden")
-        let text = String(decoding: reply[4], as: UTF8.self)
-        #expect(text.contains("PUB to stage out") && text.contains("plugin-a"), "\(text)")
-        // A PUBS is refused on its role before its batch is read: a broken batch is still `forbidden`.
-        try plugin.send(["EB1", "PUBS", "q", "out", "not a batch"].map { Array($0.utf8) })
-        let batched = try #require(try plugin.receive())
-        #expect(String(decoding: batched[3], as: UTF8.self) == "forbidden")
-        #expect(String(decoding: batched[4], as: UTF8.self).contains("PUBS to stage out"))
-    }
-
-    @Test func anUnauthenticatedPeerAndAnUnknownKeyGetNoAnswer() throws {
-        let bus = try SecureBus()
-        for client in [nil, "stranger"] {
-            let socket = try bus.peer(client)
-            defer { socket.close() }
-            try socket.setReceiveTimeout(1_000)
-            _ = try socket.send(["EB1", "PING", "p"].map { Array($0.utf8) }, dontWait: true)
-            #expect(try socket.receive() == nil, "\(client ?? "clear-text peer") got an answer")
+    @Test func aForbiddenReplyNamesWhatWasRefused() async throws {
+        let bus = try await SecureBus()
+        try await bus.broker.terminateAfter {
+            let plugin = try bus.peer("plugin-a")
+            defer { plugin.close() }
+            try plugin.send(["EB1", "PUB", "p", "out"].map { Array($0.utf8) } + [securityEvent("x")])
+            let reply = try #require(try plugin.receive())
+            #expect(String(decoding: reply[3], as: UTF8.self) == "forbidden")
+            let text = String(decoding: reply[4], as: UTF8.self)
+            #expect(text.contains("PUB to stage out") && text.contains("plugin-a"), "\(text)")
+            // A PUBS is refused on its role before its batch is read: a broken batch is still `forbidden`.
+            try plugin.send(["EB1", "PUBS", "q", "out", "not a batch"].map { Array($0.utf8) })
+            let batched = try #require(try plugin.receive())
+            #expect(String(decoding: batched[3], as: UTF8.self) == "forbidden")
+            #expect(String(decoding: batched[4], as: UTF8.self).contains("PUBS to stage out"))
         }
-        // A listed key on the same broker does get one: the silence above is the refusal.
-        let admin = try bus.peer("admin")
-        defer { admin.close() }
-        #expect(try outcome(admin, ["EB1", "PING", "p"]) == "OK")
     }
 
-    @Test func aPluginsConsumerCannotBeTakenOverByAnotherClient() throws {
-        let bus = try SecureBus()
-        let plugin = try bus.peer("plugin-b")
-        defer { plugin.close() }
-        #expect(try outcome(plugin, ["EB1", "CONSUME", "1", "b.worker", "latest", "10", "a/"]) == "OK")
-        let other = try bus.peer("plugin-a")
-        defer { other.close() }
-        #expect(try outcome(other, ["EB1", "CONSUME", "2", "b.worker", "latest", "10", "in/"]) == "forbidden")
+    @Test func anUnauthenticatedPeerAndAnUnknownKeyGetNoAnswer() async throws {
+        let bus = try await SecureBus()
+        try await bus.broker.terminateAfter {
+            for client in [nil, "stranger"] {
+                let socket = try bus.peer(client)
+                defer { socket.close() }
+                try socket.setReceiveTimeout(1_000)
+                _ = try socket.send(["EB1", "PING", "p"].map { Array($0.utf8) }, dontWait: true)
+                #expect(try socket.receive() == nil, "\(client ?? "clear-text peer") got an answer")
+            }
+            // A listed key on the same broker does get one: the silence above is the refusal.
+            let admin = try bus.peer("admin")
+            defer { admin.close() }
+            #expect(try outcome(admin, ["EB1", "PING", "p"]) == "OK")
+        }
+    }
+
+    @Test func aPluginsConsumerCannotBeTakenOverByAnotherClient() async throws {
+        let bus = try await SecureBus()
+        try await bus.broker.terminateAfter {
+            let plugin = try bus.peer("plugin-b")
+            defer { plugin.close() }
+            #expect(try outcome(plugin, ["EB1", "CONSUME", "1", "b.worker", "latest", "10", "a/"]) == "OK")
+            let other = try bus.peer("plugin-a")
+            defer { other.close() }
+            #expect(try outcome(other, ["EB1", "CONSUME", "2", "b.worker", "latest", "10", "in/"]) == "forbidden")
+        }
     }
 
     /// Issue 15, hole 1: a subscriber that names a plugin's consumer first does not get it,
     /// cannot ACK it forward or CANCEL it, and the plugin attaches it afterwards.
-    @Test func aSubscriberCannotTakeAPluginsConsumerNameEvenFirst() throws {
-        let bus = try SecureBus()
-        let publisher = try bus.peer("backend")
-        defer { publisher.close() }
-        for index in 0..<5 {
-            #expect(try outcome(publisher, ["EB1", "PUB", "p\(index)", "in"], events: [securityEvent("race-\(index)")]) == "OK")
+    @Test func aSubscriberCannotTakeAPluginsConsumerNameEvenFirst() async throws {
+        let bus = try await SecureBus()
+        try await bus.broker.terminateAfter {
+            let publisher = try bus.peer("backend")
+            defer { publisher.close() }
+            for index in 0..<5 {
+                #expect(try outcome(publisher, ["EB1", "PUB", "p\(index)", "in"], events: [securityEvent("race-\(index)")]) == "OK")
+            }
+            let attacker = try bus.peer("subscriber")
+            defer { attacker.close() }
+            // The plugin b consumes stage a; its names are b and b.…. The subscriber may read out/.
+            for name in ["b", "b.shadow", "a", "a.x"] {
+                let got = try outcome(attacker, ["EB1", "CONSUME", "c-\(name)", name, "latest", "10", "out/"])
+                #expect(got == "forbidden", "the subscriber attached \(name): \(got)")
+            }
+            #expect(try outcome(attacker, ["EB1", "ACK", "k", "b", "5"]) == "forbidden")
+            #expect(try outcome(attacker, ["EB1", "CANCEL", "x", "b"]) == "forbidden")
+            // Its own namespace works.
+            #expect(try outcome(attacker, ["EB1", "CONSUME", "own", "subscriber.app", "latest", "10", "out/"]) == "OK")
+            // The plugin gets its name, from its last ACK (none: the start of the log).
+            let plugin = try bus.peer("plugin-b")
+            defer { plugin.close() }
+            #expect(try outcome(plugin, ["EB1", "CONSUME", "1", "b", "resume", "10", "a/"]) == "OK")
+            // STATS names the client holding each consumer.
+            let admin = try bus.peer("admin")
+            defer { admin.close() }
+            try admin.send(["EB1", "STATS", "s"].map { Array($0.utf8) })
+            let stats = try JSONParser.parse(try #require(try admin.receive())[3])
+            guard case .array(let consumers)? = stats["consumers"] else { Issue.record("no consumers in STATS"); return }
+            let holder = consumers.first { $0["name"]?.stringValue == "b" }
+            #expect(holder?["client"]?.stringValue == "plugin-b")
+            #expect(holder?["acked"]?.doubleValue == 0)
         }
-        let attacker = try bus.peer("subscriber")
-        defer { attacker.close() }
-        // The plugin b consumes stage a; its names are b and b.…. The subscriber may read out/.
-        for name in ["b", "b.shadow", "a", "a.x"] {
-            let got = try outcome(attacker, ["EB1", "CONSUME", "c-\(name)", name, "latest", "10", "out/"])
-            #expect(got == "forbidden", "the subscriber attached \(name): \(got)")
-        }
-        #expect(try outcome(attacker, ["EB1", "ACK", "k", "b", "5"]) == "forbidden")
-        #expect(try outcome(attacker, ["EB1", "CANCEL", "x", "b"]) == "forbidden")
-        // Its own namespace works.
-        #expect(try outcome(attacker, ["EB1", "CONSUME", "own", "subscriber.app", "latest", "10", "out/"]) == "OK")
-        // The plugin gets its name, from its last ACK (none: the start of the log).
-        let plugin = try bus.peer("plugin-b")
-        defer { plugin.close() }
-        #expect(try outcome(plugin, ["EB1", "CONSUME", "1", "b", "resume", "10", "a/"]) == "OK")
-        // STATS names the client holding each consumer.
-        let admin = try bus.peer("admin")
-        defer { admin.close() }
-        try admin.send(["EB1", "STATS", "s"].map { Array($0.utf8) })
-        let stats = try JSONParser.parse(try #require(try admin.receive())[3])
-        guard case .array(let consumers)? = stats["consumers"] else { Issue.record("no consumers in STATS"); return }
-        let holder = consumers.first { $0["name"]?.stringValue == "b" }
-        #expect(holder?["client"]?.stringValue == "plugin-b")
-        #expect(holder?["acked"]?.doubleValue == 0)
     }
 
     /// Issue 15, hole 2: no role may publish at `in` under the bus's own sources.
-    @Test func eachRoleIsRefusedASourceUnderEventbusAtIn() throws {
-        let bus = try SecureBus()
-        let forged = Array(#"{"specversion":"1.0","id":"receipt-reducer:9:0","source":"/eventbus/receipt-reducer","type":"channel.created","subject":"messaging:x","data":{"cid":"messaging:x","members":["ann"]}}"#.utf8)
-        for client in ["backend", "admin"] {
-            let socket = try bus.peer(client)
-            defer { socket.close() }
-            try socket.send(["EB1", "PUB", "f", "in"].map { Array($0.utf8) } + [forged])
-            let reply = try #require(try socket.receive())
-            #expect(String(decoding: reply[3], as: UTF8.self) == "bad_event", "\(client)")
-            #expect(String(decoding: reply[4], as: UTF8.self).contains("source"), "\(client)")
-            #expect(try outcome(socket, ["EB1", "PUBS", "g", "in"], events: [PublishBatch.encode([forged])]) == "bad_event")
-        }
-        for client in ["plugin-a", "plugin-b", "subscriber"] {
-            let socket = try bus.peer(client)
-            defer { socket.close() }
-            #expect(try outcome(socket, ["EB1", "PUB", "f", "in"], events: [forged]) == "forbidden", "\(client)")
+    @Test func eachRoleIsRefusedASourceUnderEventbusAtIn() async throws {
+        let bus = try await SecureBus()
+        try await bus.broker.terminateAfter {
+            let forged = Array(#"{"specversion":"1.0","id":"receipt-reducer:9:0","source":"/eventbus/receipt-reducer","type":"channel.created","subject":"messaging:x","data":{"cid":"messaging:x","members":["ann"]}}"#.utf8)
+            for client in ["backend", "admin"] {
+                let socket = try bus.peer(client)
+                defer { socket.close() }
+                try socket.send(["EB1", "PUB", "f", "in"].map { Array($0.utf8) } + [forged])
+                let reply = try #require(try socket.receive())
+                #expect(String(decoding: reply[3], as: UTF8.self) == "bad_event", "\(client)")
+                #expect(String(decoding: reply[4], as: UTF8.self).contains("source"), "\(client)")
+                #expect(try outcome(socket, ["EB1", "PUBS", "g", "in"], events: [PublishBatch.encode([forged])]) == "bad_event")
+            }
+            for client in ["plugin-a", "plugin-b", "subscriber"] {
+                let socket = try bus.peer(client)
+                defer { socket.close() }
+                #expect(try outcome(socket, ["EB1", "PUB", "f", "in"], events: [forged]) == "forbidden", "\(client)")
+            }
         }
     }
 
-    @Test func theStreamShowsASubscriberOnlyOutAndDiagAndOthersNothing() throws {
-        let bus = try SecureBus()
-        func subscriber(_ name: String, _ prefix: String) throws -> Socket {
-            let sub = try Socket(context: bus.context, type: .sub)
-            try sub.setLinger(0)
-            try sub.setReceiveTimeout(300)
-            try bus.clientKeys(name).apply(to: sub)
-            try sub.subscribe(Array(prefix.utf8))
-            try sub.connect(bus.broker.streamEndpoint)
-            return sub
-        }
-        let everything = try subscriber("subscriber", "")      // narrowed to out/ and diag/
-        let preFilter = try subscriber("subscriber", "in/")    // refused at the XPUB
-        let backend = try subscriber("backend", "")            // no stream rights at all
-        let admin = try subscriber("admin", "")
-        defer { for socket in [everything, preFilter, backend, admin] { socket.close() } }
-        let publisher = try bus.peer("admin")
-        defer { publisher.close() }
-        // Publish to out and diag until the subscriptions are in place.
-        var got: [String: Set<String>] = [:]
-        for round in 0..<30 where got["everything", default: []].count < 2 || got["admin", default: []].count < 2 {
-            for stage in ["in", "a", "out", "diag"] {
-                #expect(try outcome(publisher, ["EB1", "PUB", "p\(round)\(stage)", stage], events: [securityEvent("\(round)-\(stage)")]) == "OK")
+    @Test func theStreamShowsASubscriberOnlyOutAndDiagAndOthersNothing() async throws {
+        let bus = try await SecureBus()
+        try await bus.broker.terminateAfter {
+            func subscriber(_ name: String, _ prefix: String) throws -> Socket {
+                let sub = try Socket(context: bus.context, type: .sub)
+                try sub.setLinger(0)
+                try sub.setReceiveTimeout(300)
+                try bus.clientKeys(name).apply(to: sub)
+                try sub.subscribe(Array(prefix.utf8))
+                try sub.connect(bus.broker.streamEndpoint)
+                return sub
             }
-            for (name, socket) in [("everything", everything), ("preFilter", preFilter), ("backend", backend), ("admin", admin)] {
-                while let frames = try socket.receive() {
-                    got[name, default: []].insert(String(String(decoding: frames[0], as: UTF8.self).prefix { $0 != "/" }))
+            let everything = try subscriber("subscriber", "")      // narrowed to out/ and diag/
+            let preFilter = try subscriber("subscriber", "in/")    // refused at the XPUB
+            let backend = try subscriber("backend", "")            // no stream rights at all
+            let admin = try subscriber("admin", "")
+            defer { for socket in [everything, preFilter, backend, admin] { socket.close() } }
+            let publisher = try bus.peer("admin")
+            defer { publisher.close() }
+            // Publish to out and diag until the subscriptions are in place.
+            var got: [String: Set<String>] = [:]
+            for round in 0..<30 where got["everything", default: []].count < 2 || got["admin", default: []].count < 2 {
+                for stage in ["in", "a", "out", "diag"] {
+                    #expect(try outcome(publisher, ["EB1", "PUB", "p\(round)\(stage)", stage], events: [securityEvent("\(round)-\(stage)")]) == "OK")
+                }
+                for (name, socket) in [("everything", everything), ("preFilter", preFilter), ("backend", backend), ("admin", admin)] {
+                    while let frames = try socket.receive() {
+                        got[name, default: []].insert(String(String(decoding: frames[0], as: UTF8.self).prefix { $0 != "/" }))
+                    }
                 }
             }
+            #expect(got["everything"] == ["out", "diag"])
+            #expect(got["admin"] == ["out", "diag"])
+            #expect(got["preFilter"] == nil)
+            #expect(got["backend"] == nil)
+            // The refused subscriptions are counted: "in/" of the subscriber, "" of the backend.
+            try publisher.send(["EB1", "STATS", "s"].map { Array($0.utf8) })
+            let stats = try #require(try publisher.receive())
+            #expect(try JSONParser.parse(stats[3])["forbidden"]?.doubleValue == 2)
         }
-        #expect(got["everything"] == ["out", "diag"])
-        #expect(got["admin"] == ["out", "diag"])
-        #expect(got["preFilter"] == nil)
-        #expect(got["backend"] == nil)
-        // The refused subscriptions are counted: "in/" of the subscriber, "" of the backend.
-        try publisher.send(["EB1", "STATS", "s"].map { Array($0.utf8) })
-        let stats = try #require(try publisher.receive())
-        #expect(try JSONParser.parse(stats[3])["forbidden"]?.doubleValue == 2)
     }
 
-    @Test func keygenWritesAPrivateSecretAndAPublicKey() throws {
+    @Test func keygenWritesAPrivateSecretAndAPublicKey() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-keygen-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let prefix = directory.appendingPathComponent("k").path
-        #expect(try SecureBus.run(["keygen", "--out", prefix]).code == 0)
+        #expect(try await SecureBus.run(["keygen", "--out", prefix]).code == 0)
         let secretMode = try FileManager.default.attributesOfItem(atPath: prefix + ".secret")[.posixPermissions] as? Int
         let publicMode = try FileManager.default.attributesOfItem(atPath: prefix + ".pub")[.posixPermissions] as? Int
         #expect(secretMode == 0o600)
@@ -323,55 +327,56 @@ func securityEvent(_ id: String, marker: String = "x") -> [UInt8] {
         let pair = try CurveKeyPair(secretKey: try CurveKeyFile.read(prefix + ".secret", secret: true))
         #expect(try CurveKeyFile.read(prefix + ".pub", secret: false) == pair.publicKey)
         // It does not overwrite a key by accident.
-        let again = try SecureBus.run(["keygen", "--out", prefix])
+        let again = try await SecureBus.run(["keygen", "--out", prefix])
         #expect(again.code != 0 && again.stderr.contains("--force"))
     }
 
-    @Test func withoutKeysTheBrokerRefusesANonLoopbackBind() throws {
+    @Test func withoutKeysTheBrokerRefusesANonLoopbackBind() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-bind-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: directory) }
         for endpoint in ["tcp://0.0.0.0:0", "tcp://*:0"] {
-            let result = try SecureBus.run(["broker", "--data-dir", directory.path, "--command", endpoint,
+            let result = try await SecureBus.run(["broker", "--data-dir", directory.path, "--command", endpoint,
                                             "--stream", "ipc://\(directory.path)-stream.sock"], timeout: 20)
             #expect(result.code != 0)
             #expect(result.stderr.contains("--allow-insecure-bind") && result.stderr.contains(endpoint), "\(result.stderr)")
         }
     }
 
-    @Test func aBadSecurityFileStopsTheBrokerNamingWhatIsWrong() throws {
+    @Test func aBadSecurityFileStopsTheBrokerNamingWhatIsWrong() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-badsec-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        func start(_ security: String) throws -> (code: Int32, stderr: String) {
-            try SecureBus.run(["broker", "--data-dir", directory.path + "/data", "--security", security,
+        func start(_ security: String) async throws -> (code: Int32, stderr: String) {
+            try await SecureBus.run(["broker", "--data-dir", directory.path + "/data", "--security", security,
                                "--command", "ipc://\(directory.path)/c.sock", "--stream", "ipc://\(directory.path)/s.sock"], timeout: 20)
         }
-        let missing = try start(directory.path + "/nowhere.yaml")
+        let missing = try await start(directory.path + "/nowhere.yaml")
         #expect(missing.code != 0 && missing.stderr.contains("nowhere.yaml"), "\(missing.stderr)")
 
-        #expect(try SecureBus.run(["keygen", "--out", directory.path + "/broker"]).code == 0)
+        #expect(try await SecureBus.run(["keygen", "--out", directory.path + "/broker"]).code == 0)
         chmod(directory.path + "/broker.secret", 0o644)
         let file = directory.appendingPathComponent("security.yaml")
         try "secret_key_file: broker.secret\n".write(to: file, atomically: true, encoding: .utf8)
-        let readable = try start(file.path)
+        let readable = try await start(file.path)
         #expect(readable.code != 0 && readable.stderr.contains("chmod 600"), "\(readable.stderr)")
 
         chmod(directory.path + "/broker.secret", 0o600)
         try "secret_key_file: broker.secret\nclients:\n  - name: x\n    public_key: \"short\"\n    role: wizard\n"
             .write(to: file, atomically: true, encoding: .utf8)
-        let badRole = try start(file.path)
+        let badRole = try await start(file.path)
         #expect(badRole.code != 0 && badRole.stderr.contains("unknown role \"wizard\""), "\(badRole.stderr)")
     }
 
-    @Test func ipcSocketFilesArePrivateToTheBrokersUser() throws {
+    @Test func ipcSocketFilesArePrivateToTheBrokersUser() async throws {
         let context = try Context()
         let broker = try BrokerProcess(arguments: ["--log-level", "warning"])
-        try broker.start(context: context)
-        defer { broker.terminate() }
-        for endpoint in [broker.commandEndpoint, broker.streamEndpoint] {
-            var status = stat()
-            #expect(stat(String(endpoint.dropFirst("ipc://".count)), &status) == 0)
-            #expect(status.st_mode & 0o777 == 0o600, "\(endpoint) has mode \(String(status.st_mode & 0o777, radix: 8))")
+        try await broker.start(context: context)
+        try await broker.terminateAfter {
+            for endpoint in [broker.commandEndpoint, broker.streamEndpoint] {
+                var status = stat()
+                #expect(stat(String(endpoint.dropFirst("ipc://".count)), &status) == 0)
+                #expect(status.st_mode & 0o777 == 0o600, "\(endpoint) has mode \(String(status.st_mode & 0o777, radix: 8))")
+            }
         }
     }
 }

@@ -1,4 +1,5 @@
 import EventBus
+import EventBusTesting
 import Foundation
 import Testing
 import ZeroMQ
@@ -9,60 +10,46 @@ import ZeroMQ
     /// Captures loopback TCP on `ports` with tcpdump until `stop()`.
     final class Capture {
         let file: URL
-        let process = Process()
+        let process: RunningProcess
         private let log: URL
 
-        init(ports: [Int]) throws {
-            let stem = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-wire-\(UUID().uuidString.prefix(8))")
+        init(ports: [Int]) async throws {
+            let stem = TemporaryDirectory.url("eventbus-wire")
             file = stem.appendingPathExtension("pcap")
             log = stem.appendingPathExtension("log")
-            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             let tcpdump = ["/usr/bin/tcpdump", "/usr/sbin/tcpdump", "/sbin/tcpdump"].first { FileManager.default.isExecutableFile(atPath: $0) }
-            process.executableURL = URL(fileURLWithPath: try #require(tcpdump, "tcpdump is not installed (scripts/ensure-deps.sh --test installs it)"))
-            process.arguments = ["-i", "lo", "-U", "-s", "0", "-w", file.path] + ports.map { "tcp port \($0)" }.joined(separator: " or ").split(separator: " ").map(String.init)
-            process.standardError = try FileHandle(forWritingTo: log)
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let deadline = Date().addingTimeInterval(10)
-            while Date() < deadline, process.isRunning, !((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("listening on") {
-                Thread.sleep(forTimeInterval: 0.05)
+            process = try RunningProcess(
+                try #require(tcpdump, "tcpdump is not installed (scripts/ensure-deps.sh --test installs it)"),
+                ["-i", "lo", "-U", "-s", "0", "-w", file.path] + ports.map { "tcp port \($0)" }.joined(separator: " or ").split(separator: " ").map(String.init),
+                standardError: .file(log.path))
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < deadline, process.isRunning, !((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("listening on") {
+                try await Task.sleep(for: .milliseconds(50))
             }
             guard process.isRunning else { throw ProcessError("tcpdump exited: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")") }
         }
 
         /// Stops tcpdump and returns what it captured.
-        func stop() throws -> [UInt8] {
+        func stop() async throws -> [UInt8] {
             // Let tcpdump catch up (the machine may be loaded): wait until the
             // file has stopped growing for half a second.
-            var size = -1, stableSince = Date()
-            let deadline = Date().addingTimeInterval(10)
-            while Date() < deadline {
+            let clock = ContinuousClock()
+            var size = -1, stableSince = clock.now
+            let deadline = clock.now + .seconds(10)
+            while clock.now < deadline {
                 let now = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
-                if now != size { (size, stableSince) = (now, Date()) }
-                if size > 24 && Date().timeIntervalSince(stableSince) > 0.5 { break }
-                Thread.sleep(forTimeInterval: 0.05)
+                if now != size { (size, stableSince) = (now, clock.now) }
+                if size > 24 && clock.now - stableSince > .milliseconds(500) { break }
+                try await Task.sleep(for: .milliseconds(50))
             }
             // With -U every packet is written as it arrives. SIGKILL, because the
             // child inherits the test thread's blocked signals (SIGINT, SIGTERM).
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            try await process.kill()
             defer {
                 try? FileManager.default.removeItem(at: file)
                 try? FileManager.default.removeItem(at: log)
             }
             return Array(try Data(contentsOf: file))
-        }
-    }
-
-    static func freePorts(_ count: Int) throws -> [Int] {
-        let context = try Context()
-        var sockets: [Socket] = []
-        defer { for socket in sockets { socket.close() } }
-        return try (0..<count).map { _ in
-            let socket = try Socket(context: context, type: .router)
-            try socket.bind("tcp://127.0.0.1:*")
-            sockets.append(socket)
-            return Int(try socket.lastEndpoint.split(separator: ":").last.map(String.init) ?? "") ?? 0
         }
     }
 
@@ -84,47 +71,50 @@ import ZeroMQ
         return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
     }
 
-    @Test func withCurveNoEventJSONCrossesTheWireInClear() throws {
-        let ports = try Self.freePorts(2)
-        let capture = try Capture(ports: ports)
-        let bus = try SecureBus(command: "tcp://127.0.0.1:\(ports[0])", stream: "tcp://127.0.0.1:\(ports[1])")
-        let command = try bus.peer("admin")
-        let stream = try Socket(context: bus.context, type: .sub)
-        defer { command.close(); stream.close() }
-        try stream.setLinger(0)
-        try stream.setReceiveTimeout(200)
-        try bus.clientKeys("admin").apply(to: stream)
-        try stream.subscribe([])
-        try stream.connect(bus.broker.streamEndpoint)
-        let marker = "wire-marker-\(UUID().uuidString)"
-        try Self.publish(marker: marker, command: command, stream: stream)
-        let bytes = try capture.stop()
-        #expect(Self.contains(bytes, "CURVE"), "the capture did not see the connections (\(bytes.count) bytes)")
-        #expect(!Self.contains(bytes, marker), "the event's marker crossed the wire in clear")
-        #expect(!Self.contains(bytes, "messaging:general"))
+    @Test func withCurveNoEventJSONCrossesTheWireInClear() async throws {
+        let ports = try EphemeralEndpoint.freePorts(2)
+        let capture = try await Capture(ports: ports)
+        let bus = try await SecureBus(command: "tcp://127.0.0.1:\(ports[0])", stream: "tcp://127.0.0.1:\(ports[1])")
+        try await bus.broker.terminateAfter {
+            let command = try bus.peer("admin")
+            let stream = try Socket(context: bus.context, type: .sub)
+            defer { command.close(); stream.close() }
+            try stream.setLinger(0)
+            try stream.setReceiveTimeout(200)
+            try bus.clientKeys("admin").apply(to: stream)
+            try stream.subscribe([])
+            try stream.connect(bus.broker.streamEndpoint)
+            let marker = "wire-marker-\(UUID().uuidString)"
+            try Self.publish(marker: marker, command: command, stream: stream)
+            let bytes = try await capture.stop()
+            #expect(Self.contains(bytes, "CURVE"), "the capture did not see the connections (\(bytes.count) bytes)")
+            #expect(!Self.contains(bytes, marker), "the event's marker crossed the wire in clear")
+            #expect(!Self.contains(bytes, "messaging:general"))
+        }
     }
 
-    @Test func withoutCurveTheSameCheckSeesTheJSON() throws {
-        let ports = try Self.freePorts(2)
-        let capture = try Capture(ports: ports)
+    @Test func withoutCurveTheSameCheckSeesTheJSON() async throws {
+        let ports = try EphemeralEndpoint.freePorts(2)
+        let capture = try await Capture(ports: ports)
         let context = try Context()
         let broker = try BrokerProcess(arguments: ["--log-level", "warning"],
                                        command: "tcp://127.0.0.1:\(ports[0])", stream: "tcp://127.0.0.1:\(ports[1])")
-        try broker.start(context: context)
-        defer { broker.terminate() }
-        let command = try Socket(context: context, type: .dealer)
-        let stream = try Socket(context: context, type: .sub)
-        defer { command.close(); stream.close() }
-        try command.setLinger(0)
-        try command.setReceiveTimeout(3_000)
-        try command.connect(broker.commandEndpoint)
-        try stream.setLinger(0)
-        try stream.setReceiveTimeout(200)
-        try stream.subscribe([])
-        try stream.connect(broker.streamEndpoint)
-        let marker = "wire-marker-\(UUID().uuidString)"
-        try Self.publish(marker: marker, command: command, stream: stream)
-        let bytes = try capture.stop()
-        #expect(Self.contains(bytes, marker), "the control capture did not see the event in clear (\(bytes.count) bytes)")
+        try await broker.start(context: context)
+        try await broker.terminateAfter {
+            let command = try Socket(context: context, type: .dealer)
+            let stream = try Socket(context: context, type: .sub)
+            defer { command.close(); stream.close() }
+            try command.setLinger(0)
+            try command.setReceiveTimeout(3_000)
+            try command.connect(broker.commandEndpoint)
+            try stream.setLinger(0)
+            try stream.setReceiveTimeout(200)
+            try stream.subscribe([])
+            try stream.connect(broker.streamEndpoint)
+            let marker = "wire-marker-\(UUID().uuidString)"
+            try Self.publish(marker: marker, command: command, stream: stream)
+            let bytes = try await capture.stop()
+            #expect(Self.contains(bytes, marker), "the control capture did not see the event in clear (\(bytes.count) bytes)")
+        }
     }
 }

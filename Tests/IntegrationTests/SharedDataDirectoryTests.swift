@@ -1,5 +1,6 @@
 import EventBusBroker
 import EventBusSupervisor
+import EventBusTesting
 import Foundation
 import Testing
 import ZeroMQ
@@ -7,23 +8,24 @@ import ZeroMQ
 /// `eventbus broker` and `eventbus up` refuse a data directory other local users
 /// could read (as `mkdir` makes it under umask 022), unless told to accept it.
 @Suite(.serialized) struct SharedDataDirectoryTests {
-    @Test func theBrokerRefusesA0755DataDirectoryNamingTheWayOutAndTheOptionAllowsIt() throws {
+    @Test func theBrokerRefusesA0755DataDirectoryNamingTheWayOutAndTheOptionAllowsIt() async throws {
         let broker = try BrokerProcess(arguments: ["--allow-shared-data-dir", "--log-level", "error"])
         let data = broker.dataDirectory
         try #require(mkdir(data, 0o700) == 0 && chmod(data, 0o755) == 0)
-        let refused = try SecureBus.run(["broker", "--data-dir", data, "--command", broker.commandEndpoint,
+        let refused = try await SecureBus.run(["broker", "--data-dir", data, "--command", broker.commandEndpoint,
                                          "--stream", broker.streamEndpoint], timeout: 20)
         #expect(refused.code != 0)
         for part in ["refusing to use the data directory \(data)", "0755", "chmod 700 \(data)", "--allow-shared-data-dir"] {
             #expect(refused.stderr.contains(part), "\(part) not in: \(refused.stderr)")
         }
-        let up = try SecureBus.run(["up", "--data-dir", data, "--command", broker.commandEndpoint, "--stream", broker.streamEndpoint,
+        let up = try await SecureBus.run(["up", "--data-dir", data, "--command", broker.commandEndpoint, "--stream", broker.streamEndpoint,
                                     "--pipeline", "external:audit"], timeout: 20)
         #expect(up.code != 0)
         #expect(up.stderr.contains("chmod 700 \(data)"), "\(up.stderr)")
 
-        try broker.start(context: try Context())
-        #expect(broker.terminate() == 0)
+        try await broker.start(context: try Context())
+        let stopped = try await broker.terminate()
+        #expect(stopped == 0)
         var status = stat()
         try #require(stat(data, &status) == 0)
         #expect(status.st_mode & 0o7777 == 0o755, "the option leaves the directory as it is")

@@ -1,62 +1,65 @@
 import EventBus
 import EventBusSupervisor
+import EventBusTesting
 import Foundation
 import Testing
 import ZeroMQ
 
 /// `eventbus up`'s supervisor with real plugin processes: SIGKILL, crash loops, ordering.
 @Suite(.serialized) struct SupervisorTests {
-    @Test func sigkilledPluginsResumeAndTheOutputIsIdenticalToARunWithoutTheKill() throws {
+    @Test func sigkilledPluginsResumeAndTheOutputIsIdenticalToARunWithoutTheKill() async throws {
         let pipeline = try SupervisedPipeline([
             SupervisedPipeline.plugin("counter", executable: "counter", ["--batch", "200"]),
             SupervisedPipeline.plugin("relay", executable: "identity", ["--batch", "200"]),
         ])
-        defer { pipeline.stop() }
-        try pipeline.waitUntilReady()
-        let publisher = try pipeline.peer()
-        var killed: Set<String> = []
-        var seqs: [String] = []
-        for batch in 0..<40 {
-            let events = (0..<500).map { SupervisedPipeline.event(batch * 500 + $0) }
-            let reply = try pipeline.call(publisher, "PUB", [Array("in".utf8)] + events)
-            #expect(reply.count == 503)
-            seqs += reply.dropFirst(3).map { String(decoding: $0, as: UTF8.self) }
-            // Kill each plugin once, mid-stream, while it has work in hand.
-            if batch == 12, let pid = pipeline.supervisor.processIdentifier(of: "counter") {
-                kill(pid, SIGKILL)
-                killed.insert("counter")
+        try await pipeline.stopAfter {
+            try await pipeline.waitUntilReady()
+            let publisher = try pipeline.peer()
+            var killed: Set<String> = []
+            var seqs: [String] = []
+            for batch in 0..<40 {
+                let events = (0..<500).map { SupervisedPipeline.event(batch * 500 + $0) }
+                let reply = try pipeline.call(publisher, "PUB", [Array("in".utf8)] + events)
+                #expect(reply.count == 503)
+                seqs += reply.dropFirst(3).map { String(decoding: $0, as: UTF8.self) }
+                // Kill each plugin once, mid-stream, while it has work in hand.
+                if batch == 12, let pid = pipeline.supervisor.processIdentifier(of: "counter") {
+                    kill(pid, SIGKILL)
+                    killed.insert("counter")
+                }
+                if batch == 25, let pid = pipeline.supervisor.processIdentifier(of: "relay") {
+                    kill(pid, SIGKILL)
+                    killed.insert("relay")
+                }
             }
-            if batch == 25, let pid = pipeline.supervisor.processIdentifier(of: "relay") {
-                kill(pid, SIGKILL)
-                killed.insert("relay")
-            }
+            publisher.close()
+            #expect(killed == ["counter", "relay"])
+            let expected = (0..<20_000).map { "e\($0)" }
+            #expect(try pipeline.readIDs("out/", count: 20_000, consumer: "check-out") == expected)
+            #expect(try pipeline.readIDs("counter/", count: 20_000, consumer: "check-counter") == expected)
+            // The counter's milestones: one per 1,000 events, ids from the SEQ of the input event.
+            let milestones = try pipeline.readIDs("diag/", count: 20, consumer: "check-diag")
+            #expect(milestones == (1...20).map { "counter:\(seqs[$0 * 1_000 - 1]):0" })
+            // Nothing was appended twice to any stage.
+            let stats = try pipeline.stats()
+            #expect(stats["stages"]?["out"]?.int64Value == 20_000)
+            #expect(stats["stages"]?["counter"]?.int64Value == 20_000)
+            #expect(stats["stages"]?["diag"]?.int64Value == 20)
         }
-        publisher.close()
-        #expect(killed == ["counter", "relay"])
-        let expected = (0..<20_000).map { "e\($0)" }
-        #expect(try pipeline.readIDs("out/", count: 20_000, consumer: "check-out") == expected)
-        #expect(try pipeline.readIDs("counter/", count: 20_000, consumer: "check-counter") == expected)
-        // The counter's milestones: one per 1,000 events, ids from the SEQ of the input event.
-        let milestones = try pipeline.readIDs("diag/", count: 20, consumer: "check-diag")
-        #expect(milestones == (1...20).map { "counter:\(seqs[$0 * 1_000 - 1]):0" })
-        // Nothing was appended twice to any stage.
-        let stats = try pipeline.stats()
-        #expect(stats["stages"]?["out"]?.int64Value == 20_000)
-        #expect(stats["stages"]?["counter"]?.int64Value == 20_000)
-        #expect(stats["stages"]?["diag"]?.int64Value == 20)
     }
 
-    @Test func pluginsRunWithAFixedMmapThresholdSoOutgrownArraysLeaveMemory() throws {
+    @Test func pluginsRunWithAFixedMmapThresholdSoOutgrownArraysLeaveMemory() async throws {
         let pipeline = try SupervisedPipeline([SupervisedPipeline.plugin("relay", executable: "identity")])
-        defer { pipeline.stop() }
-        try pipeline.waitUntilReady()
-        let pid = try #require(pipeline.supervisor.processIdentifier(of: "relay"))
-        let environ = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ"))
-        let variables = environ.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-        #expect(variables.contains("MALLOC_MMAP_THRESHOLD_=131072"))
+        try await pipeline.stopAfter {
+            try await pipeline.waitUntilReady()
+            let pid = try #require(pipeline.supervisor.processIdentifier(of: "relay"))
+            let environ = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ"))
+            let variables = environ.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            #expect(variables.contains("MALLOC_MMAP_THRESHOLD_=131072"))
+        }
     }
 
-    @Test func aPluginThatKeepsCrashingIsReportedAndTheOthersKeepRunning() throws {
+    @Test func aPluginThatKeepsCrashingIsReportedAndTheOthersKeepRunning() async throws {
         let pipeline = try SupervisedPipeline([
             SupervisedPipeline.plugin("relay", executable: "identity"),
             PipelineStage(name: "broken", launch: .process(executable: "/bin/sh", arguments: ["-c", "exit 3"])),
@@ -65,39 +68,41 @@ import ZeroMQ
             config.maximumBackoff = .milliseconds(50)
             config.crashLoopLimit = 5
         }
-        defer { pipeline.stop() }
-        let deadline = Date().addingTimeInterval(20)
-        while !pipeline.supervisor.isCrashLooping("broken") && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        #expect(pipeline.supervisor.isCrashLooping("broken"))
-        #expect(!pipeline.supervisor.isCrashLooping("relay"))
-        // The healthy stage still moves events; the broken one holds them (nothing skips it).
-        let publisher = try pipeline.peer()
-        _ = try pipeline.call(publisher, "PUB", [Array("in".utf8), SupervisedPipeline.event(1)])
-        #expect(try pipeline.readIDs("relay/", count: 1, consumer: "check") == ["e1"])
-        #expect(try pipeline.stats()["stages"]?["out"]?.int64Value == 0)
+        try await pipeline.stopAfter {
+            let deadline = Date().addingTimeInterval(20)
+            while !pipeline.supervisor.isCrashLooping("broken") && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(pipeline.supervisor.isCrashLooping("broken"))
+            #expect(!pipeline.supervisor.isCrashLooping("relay"))
+            // The healthy stage still moves events; the broken one holds them (nothing skips it).
+            let publisher = try pipeline.peer()
+            _ = try pipeline.call(publisher, "PUB", [Array("in".utf8), SupervisedPipeline.event(1)])
+            #expect(try pipeline.readIDs("relay/", count: 1, consumer: "check") == ["e1"])
+            #expect(try pipeline.stats()["stages"]?["out"]?.int64Value == 0)
+        }
     }
 
-    @Test func aSettingPublishedJustBeforeAnAckReachesEveryLaterStageFirst() throws {
+    @Test func aSettingPublishedJustBeforeAnAckReachesEveryLaterStageFirst() async throws {
         let pipeline = try SupervisedPipeline([
             SupervisedPipeline.plugin("first", executable: "identity"),
             SupervisedPipeline.plugin("second", executable: "identity"),
             SupervisedPipeline.plugin("third", executable: "identity"),
         ])
-        defer { pipeline.stop() }
-        try pipeline.waitUntilReady()
-        // `out` withholds the private setting, so look at every stage before it.
-        let setting = Array(#"{"specversion":"1.0","id":"s1","source":"/test","type":"user.updated","subject":"@bob","time":"2026-11-22T03:10:00.123Z","data":{"user":{"id":"bob","privacy_settings":{"read_receipts":{"enabled":false}}}}}"#.utf8)
-        let publisher = try pipeline.peer()
-        for round in 0..<20 {
-            _ = try pipeline.call(publisher, "PUB", [Array("in".utf8), SupervisedPipeline.event(round * 2)])
-        }
-        _ = try pipeline.call(publisher, "PUB", [Array("in".utf8), setting, SupervisedPipeline.event(1)])
-        let atFirst = try pipeline.readIDs("first/", count: 22, consumer: "check-first")
-        let atSecond = try pipeline.readIDs("second/", count: 22, consumer: "check-second")
-        for ids in [atFirst, atSecond] {
-            let settingIndex = try #require(ids.firstIndex(of: "s1"))
-            let ackIndex = try #require(ids.firstIndex(of: "e1"))
-            #expect(settingIndex + 1 == ackIndex)
+        try await pipeline.stopAfter {
+            try await pipeline.waitUntilReady()
+            // `out` withholds the private setting, so look at every stage before it.
+            let setting = Array(#"{"specversion":"1.0","id":"s1","source":"/test","type":"user.updated","subject":"@bob","time":"2026-11-22T03:10:00.123Z","data":{"user":{"id":"bob","privacy_settings":{"read_receipts":{"enabled":false}}}}}"#.utf8)
+            let publisher = try pipeline.peer()
+            for round in 0..<20 {
+                _ = try pipeline.call(publisher, "PUB", [Array("in".utf8), SupervisedPipeline.event(round * 2)])
+            }
+            _ = try pipeline.call(publisher, "PUB", [Array("in".utf8), setting, SupervisedPipeline.event(1)])
+            let atFirst = try pipeline.readIDs("first/", count: 22, consumer: "check-first")
+            let atSecond = try pipeline.readIDs("second/", count: 22, consumer: "check-second")
+            for ids in [atFirst, atSecond] {
+                let settingIndex = try #require(ids.firstIndex(of: "s1"))
+                let ackIndex = try #require(ids.firstIndex(of: "e1"))
+                #expect(settingIndex + 1 == ackIndex)
+            }
         }
     }
 

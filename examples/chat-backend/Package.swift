@@ -42,16 +42,14 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // BrokerProcess, SupervisedPipeline and BuildFolder are symlinks to the root's
-        // Tests/IntegrationTests helpers; they run the root's eventbus and plugins.
+        // The root's EventBusTesting runs the root's eventbus and plugins (its broker and
+        // supervised-pipeline processes, build folders, temporary directories).
         .testTarget(
             name: "ChatBackendTests",
             dependencies: [
                 "ChatBackend",
                 .product(name: "EventBus", package: "eventbus"),
-                .product(name: "EventBusBroker", package: "eventbus"),
-                .product(name: "EventBusSupervisor", package: "eventbus"),
-                .product(name: "ZeroMQ", package: "eventbus"),
+                .product(name: "EventBusTesting", package: "eventbus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,5 +1,6 @@
 import ChatBackend
 import EventBus
+import EventBusTesting
 import Foundation
 import FoundationNetworking
 import Hummingbird

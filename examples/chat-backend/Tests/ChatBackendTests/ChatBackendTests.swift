@@ -1,144 +1,147 @@
 import EventBus
+import EventBusTesting
 import Foundation
 import Testing
 
 /// examples/chat-backend against a real bus: a broker and the receipt pipeline under the
 /// supervisor, HTTP calls in, the ingress events of docs/events.md on `in` and the reducer's answers out.
 @Suite struct ChatBackendTests {
-    static func pipeline() throws -> SupervisedPipeline {
+    static func pipeline() async throws -> SupervisedPipeline {
         let pipeline = try SupervisedPipeline(["receipt-reducer", "read-privacy", "delivery-privacy"].map { SupervisedPipeline.plugin($0, executable: $0) })
-        try pipeline.waitUntilReady()
+        try await pipeline.waitUntilReady()
         return pipeline
     }
 
     @Test func everyEndpointPublishesTheSpecEventAndTheQueriesAnswerFromTheReducer() async throws {
-        let pipeline = try Self.pipeline()
-        defer { pipeline.stop() }
-        let api = try await ChatBackendHarness(endpoint: pipeline.supervisor.commandEndpoint)
-        defer { api.stop() }
-        let channel = "/channels/messaging:general"
+        let pipeline = try await Self.pipeline()
+        try await pipeline.stopAfter {
+            let api = try await ChatBackendHarness(endpoint: pipeline.supervisor.commandEndpoint)
+            defer { api.stop() }
+            let channel = "/channels/messaging:general"
 
-        let created = try await api.call("POST", "/channels", #"{"cid":"messaging:general","members":["alice","bob"]}"#)
-        #expect(created.status == 201)
-        #expect(created.header("Access-Control-Allow-Origin") == "*")
-        #expect(try await api.call("POST", channel + "/members", #"{"user_id":"carol"}"#).status == 200)
-        #expect(try await api.call("POST", channel + "/members", #"{"user_id":"dave"}"#).status == 200)
-        #expect(try await api.call("DELETE", channel + "/members/dave").status == 200)
-        let first = try await api.call("POST", channel + "/messages", #"{"user_id":"alice","text":"hi"}"#)
-        #expect(first.status == 201)
-        let m1 = try #require(first.json?["message"]?["id"]?.stringValue)
-        let createdAt = try #require(first.json?["message"]?["created_at"]?.stringValue)
-        #expect(Identifier.isValidTimestamp(createdAt))
-        let second = try await api.call("POST", channel + "/messages", #"{"user_id":"alice","text":"lunch?","id":"m2"}"#)
-        #expect(second.status == 201)
-        #expect(second.json?["message"]?["id"]?.stringValue == "m2")
-        let secondAt = try #require(second.json?["message"]?["created_at"]?.stringValue)
-        let listed = try await api.call("GET", channel + "/messages")
-        #expect(listed.json?["messages"] == .array([
-            .of(#"{"created_at":"\#(createdAt)","id":"\#(m1)","text":"hi","user_id":"alice"}"#),
-            .of(#"{"created_at":"\#(secondAt)","id":"m2","text":"lunch?","user_id":"alice"}"#),
-        ]))
-        // A cid percent-encoded in the path (as a browser's encodeURIComponent writes it) is the same channel.
-        #expect(try await api.call("GET", "/channels/messaging%3Ageneral/messages").json?["messages"] == listed.json?["messages"])
-        #expect(try await api.call("POST", channel + "/delivered", #"{"user_id":"bob","message_id":"m2"}"#).status == 200)
-        #expect(try await api.call("POST", channel + "/read", #"{"user_id":"bob","message_id":"\#(m1)"}"#).status == 200)
-        #expect(try await api.call("POST", channel + "/unread", #"{"user_id":"bob","message_id":"\#(m1)"}"#).status == 200)
-        #expect(try await api.call("POST", channel + "/read", #"{"user_id":"carol"}"#).status == 200)
+            let created = try await api.call("POST", "/channels", #"{"cid":"messaging:general","members":["alice","bob"]}"#)
+            #expect(created.status == 201)
+            #expect(created.header("Access-Control-Allow-Origin") == "*")
+            #expect(try await api.call("POST", channel + "/members", #"{"user_id":"carol"}"#).status == 200)
+            #expect(try await api.call("POST", channel + "/members", #"{"user_id":"dave"}"#).status == 200)
+            #expect(try await api.call("DELETE", channel + "/members/dave").status == 200)
+            let first = try await api.call("POST", channel + "/messages", #"{"user_id":"alice","text":"hi"}"#)
+            #expect(first.status == 201)
+            let m1 = try #require(first.json?["message"]?["id"]?.stringValue)
+            let createdAt = try #require(first.json?["message"]?["created_at"]?.stringValue)
+            #expect(Identifier.isValidTimestamp(createdAt))
+            let second = try await api.call("POST", channel + "/messages", #"{"user_id":"alice","text":"lunch?","id":"m2"}"#)
+            #expect(second.status == 201)
+            #expect(second.json?["message"]?["id"]?.stringValue == "m2")
+            let secondAt = try #require(second.json?["message"]?["created_at"]?.stringValue)
+            let listed = try await api.call("GET", channel + "/messages")
+            #expect(listed.json?["messages"] == .array([
+                .of(#"{"created_at":"\#(createdAt)","id":"\#(m1)","text":"hi","user_id":"alice"}"#),
+                .of(#"{"created_at":"\#(secondAt)","id":"m2","text":"lunch?","user_id":"alice"}"#),
+            ]))
+            // A cid percent-encoded in the path (as a browser's encodeURIComponent writes it) is the same channel.
+            #expect(try await api.call("GET", "/channels/messaging%3Ageneral/messages").json?["messages"] == listed.json?["messages"])
+            #expect(try await api.call("POST", channel + "/delivered", #"{"user_id":"bob","message_id":"m2"}"#).status == 200)
+            #expect(try await api.call("POST", channel + "/read", #"{"user_id":"bob","message_id":"\#(m1)"}"#).status == 200)
+            #expect(try await api.call("POST", channel + "/unread", #"{"user_id":"bob","message_id":"\#(m1)"}"#).status == 200)
+            #expect(try await api.call("POST", channel + "/read", #"{"user_id":"carol"}"#).status == 200)
 
-        // Before carol's privacy change, alice sees carol's read of m2.
-        let before = try await api.call("GET", channel + "/messages/m2/receipts?viewer=alice")
-        #expect(before.status == 200)
-        #expect(before.json?["read_count"]?.int64Value == 1)
-        #expect(Self.readers(before) == ["carol"])
+            // Before carol's privacy change, alice sees carol's read of m2.
+            let before = try await api.call("GET", channel + "/messages/m2/receipts?viewer=alice")
+            #expect(before.status == 200)
+            #expect(before.json?["read_count"]?.int64Value == 1)
+            #expect(Self.readers(before) == ["carol"])
 
-        let privacy = try await api.call("PUT", "/users/carol/privacy", #"{"read_receipts":false}"#)
-        #expect(privacy.status == 200)
-        let delete = try await api.call("DELETE", channel + "/messages/" + m1)
-        #expect(delete.status == 200)
+            let privacy = try await api.call("PUT", "/users/carol/privacy", #"{"read_receipts":false}"#)
+            #expect(privacy.status == 200)
+            let delete = try await api.call("DELETE", channel + "/messages/" + m1)
+            #expect(delete.status == 200)
 
-        // Every mutating call answered with the SEQ of the one event it published on `in`.
-        let events = try await ChatBackendHarness.ingress(api.bus, prefixes: ["in/messaging:general/", "in/@carol/"], count: 12)
-        let expected: [(String, String, String)] = [
-            ("channel.created", "messaging:general", #"{"cid":"messaging:general","members":["alice","bob"]}"#),
-            ("member.added", "messaging:general", #"{"cid":"messaging:general","user_id":"carol"}"#),
-            ("member.added", "messaging:general", #"{"cid":"messaging:general","user_id":"dave"}"#),
-            ("member.removed", "messaging:general", #"{"cid":"messaging:general","user_id":"dave"}"#),
-            ("message.new", "messaging:general", #"{"cid":"messaging:general","message":{"id":"\#(m1)","user_id":"alice","created_at":"\#(createdAt)","text":"hi"}}"#),
-            ("message.new", "messaging:general", #"{"cid":"messaging:general","message":{"id":"m2","user_id":"alice","created_at":"\#(secondAt)","text":"lunch?"}}"#),
-            ("message.delivered", "messaging:general", #"{"cid":"messaging:general","user_id":"bob","message_id":"m2"}"#),
-            ("message.read", "messaging:general", #"{"cid":"messaging:general","user_id":"bob","message_id":"\#(m1)"}"#),
-            ("notification.mark_unread", "messaging:general", #"{"cid":"messaging:general","user_id":"bob","message_id":"\#(m1)"}"#),
-            ("notification.mark_read", "messaging:general", #"{"cid":"messaging:general","user_id":"carol"}"#),
-            ("user.updated", "@carol", #"{"user":{"id":"carol","privacy_settings":{"read_receipts":{"enabled":false}}}}"#),
-            ("message.deleted", "messaging:general", #"{"cid":"messaging:general","message_id":"\#(m1)"}"#),
-        ]
-        try #require(events.count == expected.count, "events on in: \(events)")
-        for (event, (type, subject, data)) in zip(events, expected) {
-            #expect(event["type"] as? String == type)
-            #expect(event["subject"] as? String == subject)
-            #expect(event["source"] as? String == "/chat-backend")
-            #expect(ChatBackendHarness.same(event["data"], data), "\(type): \(event["data"] ?? "none") is not \(data)")
+            // Every mutating call answered with the SEQ of the one event it published on `in`.
+            let events = try await ChatBackendHarness.ingress(api.bus, prefixes: ["in/messaging:general/", "in/@carol/"], count: 12)
+            let expected: [(String, String, String)] = [
+                ("channel.created", "messaging:general", #"{"cid":"messaging:general","members":["alice","bob"]}"#),
+                ("member.added", "messaging:general", #"{"cid":"messaging:general","user_id":"carol"}"#),
+                ("member.added", "messaging:general", #"{"cid":"messaging:general","user_id":"dave"}"#),
+                ("member.removed", "messaging:general", #"{"cid":"messaging:general","user_id":"dave"}"#),
+                ("message.new", "messaging:general", #"{"cid":"messaging:general","message":{"id":"\#(m1)","user_id":"alice","created_at":"\#(createdAt)","text":"hi"}}"#),
+                ("message.new", "messaging:general", #"{"cid":"messaging:general","message":{"id":"m2","user_id":"alice","created_at":"\#(secondAt)","text":"lunch?"}}"#),
+                ("message.delivered", "messaging:general", #"{"cid":"messaging:general","user_id":"bob","message_id":"m2"}"#),
+                ("message.read", "messaging:general", #"{"cid":"messaging:general","user_id":"bob","message_id":"\#(m1)"}"#),
+                ("notification.mark_unread", "messaging:general", #"{"cid":"messaging:general","user_id":"bob","message_id":"\#(m1)"}"#),
+                ("notification.mark_read", "messaging:general", #"{"cid":"messaging:general","user_id":"carol"}"#),
+                ("user.updated", "@carol", #"{"user":{"id":"carol","privacy_settings":{"read_receipts":{"enabled":false}}}}"#),
+                ("message.deleted", "messaging:general", #"{"cid":"messaging:general","message_id":"\#(m1)"}"#),
+            ]
+            try #require(events.count == expected.count, "events on in: \(events)")
+            for (event, (type, subject, data)) in zip(events, expected) {
+                #expect(event["type"] as? String == type)
+                #expect(event["subject"] as? String == subject)
+                #expect(event["source"] as? String == "/chat-backend")
+                #expect(ChatBackendHarness.same(event["data"], data), "\(type): \(event["data"] ?? "none") is not \(data)")
+            }
+            #expect(created.seq != nil && created.seq! < delete.seq!)  // both checked non-nil first
+
+            // The reducer's results through the query endpoints.
+            let bob = try await api.call("GET", "/users/bob/unread")
+            #expect(bob.status == 200)
+            #expect(bob.json?["total_unread_count"]?.int64Value == 1)  // m2: m1 is deleted
+            let unreadHere = bob.json?["channels"]?.first
+            #expect(unreadHere?["cid"]?.stringValue == "messaging:general")
+            #expect(unreadHere?["unread_messages"]?.int64Value == 1)
+            #expect(unreadHere?["first_unread_message_id"]?.stringValue == "m2")
+            let carol = try await api.call("GET", "/users/carol/unread")
+            #expect(carol.json?["total_unread_count"]?.int64Value == 0)
+
+            // After the privacy change, carol's read is hidden from alice but not from carol.
+            let after = try await api.call("GET", channel + "/messages/m2/receipts?viewer=alice")
+            #expect(Self.readers(after) == [])
+            #expect(after.json?["hidden_member_count"]?.int64Value == 1)
+            let own = try await api.call("GET", channel + "/messages/m2/receipts?viewer=carol")
+            #expect(Self.readers(own) == ["carol"])
+
+            let state = try await api.call("GET", channel + "/state?viewer=alice&page_size=2")
+            #expect(state.status == 200)
+            let members = state.json?["members"]
+            #expect(members?.userIDs == ["alice", "bob"])
+            #expect(state.json?["next_cursor"]?.stringValue != nil)
+            let next = try await api.call("GET", channel + "/state?viewer=alice&page_size=2&cursor=\(state.json?["next_cursor"]?.stringValue ?? "")")
+            #expect(next.json?["members"]?.userIDs == ["carol"])
+            #expect(next.json?["members"]?.first?["last_read"] == nil, "carol's read is hidden from alice")
+            #expect(next.json?["members"]?.first?["last_delivered_message_id"] != nil)
+
+            #expect(try await api.call("GET", "/health").json?["bus"]?.stringValue == "up")
+            let unknown = try await api.call("GET", channel + "/messages/nope/receipts?viewer=alice")
+            #expect(unknown.status == 404)
+            // A param the receipts service refuses is a 400 naming the request's parameter.
+            let tooLarge = try await api.call("GET", channel + "/state?viewer=alice&page_size=5000")
+            #expect(tooLarge.status == 400)
+            #expect(tooLarge.errorField == "page_size", "\(String(describing: tooLarge.json))")
         }
-        #expect(created.seq != nil && created.seq! < delete.seq!)  // both checked non-nil first
-
-        // The reducer's results through the query endpoints.
-        let bob = try await api.call("GET", "/users/bob/unread")
-        #expect(bob.status == 200)
-        #expect(bob.json?["total_unread_count"]?.int64Value == 1)  // m2: m1 is deleted
-        let unreadHere = bob.json?["channels"]?.first
-        #expect(unreadHere?["cid"]?.stringValue == "messaging:general")
-        #expect(unreadHere?["unread_messages"]?.int64Value == 1)
-        #expect(unreadHere?["first_unread_message_id"]?.stringValue == "m2")
-        let carol = try await api.call("GET", "/users/carol/unread")
-        #expect(carol.json?["total_unread_count"]?.int64Value == 0)
-
-        // After the privacy change, carol's read is hidden from alice but not from carol.
-        let after = try await api.call("GET", channel + "/messages/m2/receipts?viewer=alice")
-        #expect(Self.readers(after) == [])
-        #expect(after.json?["hidden_member_count"]?.int64Value == 1)
-        let own = try await api.call("GET", channel + "/messages/m2/receipts?viewer=carol")
-        #expect(Self.readers(own) == ["carol"])
-
-        let state = try await api.call("GET", channel + "/state?viewer=alice&page_size=2")
-        #expect(state.status == 200)
-        let members = state.json?["members"]
-        #expect(members?.userIDs == ["alice", "bob"])
-        #expect(state.json?["next_cursor"]?.stringValue != nil)
-        let next = try await api.call("GET", channel + "/state?viewer=alice&page_size=2&cursor=\(state.json?["next_cursor"]?.stringValue ?? "")")
-        #expect(next.json?["members"]?.userIDs == ["carol"])
-        #expect(next.json?["members"]?.first?["last_read"] == nil, "carol's read is hidden from alice")
-        #expect(next.json?["members"]?.first?["last_delivered_message_id"] != nil)
-
-        #expect(try await api.call("GET", "/health").json?["bus"]?.stringValue == "up")
-        let unknown = try await api.call("GET", channel + "/messages/nope/receipts?viewer=alice")
-        #expect(unknown.status == 404)
-        // A param the receipts service refuses is a 400 naming the request's parameter.
-        let tooLarge = try await api.call("GET", channel + "/state?viewer=alice&page_size=5000")
-        #expect(tooLarge.status == 400)
-        #expect(tooLarge.errorField == "page_size", "\(String(describing: tooLarge.json))")
     }
 
     @Test func anIdempotencyKeyRetryPublishesOnce() async throws {
-        let pipeline = try Self.pipeline()
-        defer { pipeline.stop() }
-        let api = try await ChatBackendHarness(endpoint: pipeline.supervisor.commandEndpoint)
-        defer { api.stop() }
-        let body = #"{"cid":"messaging:retry","members":["alice","bob"]}"#
-        let first = try await api.call("POST", "/channels", body, headers: ["Idempotency-Key": "create-1"])
-        let retry = try await api.call("POST", "/channels", body, headers: ["Idempotency-Key": "create-1"])
-        #expect(first.status == 201 && retry.status == 201)
-        #expect(first.seq != nil && first.seq == retry.seq)
-        let message = #"{"user_id":"alice","text":"once"}"#
-        let sent = try await api.call("POST", "/channels/messaging:retry/messages", message, headers: ["Idempotency-Key": "8f14e45f"])
-        let resent = try await api.call("POST", "/channels/messaging:retry/messages", message, headers: ["Idempotency-Key": "8f14e45f"])
-        #expect(sent.seq != nil && sent.seq == resent.seq)
-        #expect(sent.json?["message"] == resent.json?["message"])
-        let other = try await api.call("POST", "/channels/messaging:retry/messages", message, headers: ["Idempotency-Key": "another"])
-        #expect(other.seq != nil && other.seq != sent.seq)
-        #expect(try await api.call("GET", "/channels/messaging:retry/messages").json?["messages"]?.count == 2)
-        // Ask for a fourth event, which must not come: the retries appended nothing.
-        let events = try await ChatBackendHarness.ingress(api.bus, prefixes: ["in/messaging:retry/"], count: 4, within: .seconds(3))
-        #expect(events.map { $0["type"] as? String } == ["channel.created", "message.new", "message.new"])
+        let pipeline = try await Self.pipeline()
+        try await pipeline.stopAfter {
+            let api = try await ChatBackendHarness(endpoint: pipeline.supervisor.commandEndpoint)
+            defer { api.stop() }
+            let body = #"{"cid":"messaging:retry","members":["alice","bob"]}"#
+            let first = try await api.call("POST", "/channels", body, headers: ["Idempotency-Key": "create-1"])
+            let retry = try await api.call("POST", "/channels", body, headers: ["Idempotency-Key": "create-1"])
+            #expect(first.status == 201 && retry.status == 201)
+            #expect(first.seq != nil && first.seq == retry.seq)
+            let message = #"{"user_id":"alice","text":"once"}"#
+            let sent = try await api.call("POST", "/channels/messaging:retry/messages", message, headers: ["Idempotency-Key": "8f14e45f"])
+            let resent = try await api.call("POST", "/channels/messaging:retry/messages", message, headers: ["Idempotency-Key": "8f14e45f"])
+            #expect(sent.seq != nil && sent.seq == resent.seq)
+            #expect(sent.json?["message"] == resent.json?["message"])
+            let other = try await api.call("POST", "/channels/messaging:retry/messages", message, headers: ["Idempotency-Key": "another"])
+            #expect(other.seq != nil && other.seq != sent.seq)
+            #expect(try await api.call("GET", "/channels/messaging:retry/messages").json?["messages"]?.count == 2)
+            // Ask for a fourth event, which must not come: the retries appended nothing.
+            let events = try await ChatBackendHarness.ingress(api.bus, prefixes: ["in/messaging:retry/"], count: 4, within: .seconds(3))
+            #expect(events.map { $0["type"] as? String } == ["channel.created", "message.new", "message.new"])
+        }
     }
 
     @Test func aBusThatIsDownGets503WithinTheTimeoutNeverAHang() async throws {

@@ -1,4 +1,5 @@
 import EventBus
+import EventBusTesting
 import Foundation
 import Testing
 
@@ -30,37 +31,41 @@ import Testing
         let curls = commands.filter { $0.hasPrefix("curl ") }
         #expect(curls.count >= 5)
 
-        let pipeline = try ChatBackendTests.pipeline()
-        defer { pipeline.stop() }
-        // The documented command, on the test's bus and a free port.
-        var arguments = Array(start.split(separator: " ").dropFirst().map(String.init))
-        let http = try #require(arguments.firstIndex(of: "--http"))
-        arguments[http + 1] = "127.0.0.1:0"
-        let command = try #require(arguments.firstIndex(of: "--command"))
-        arguments[command + 1] = pipeline.supervisor.commandEndpoint
-        let backend = Process()
-        backend.executableURL = URL(fileURLWithPath: BuildFolder.example("chat-backend") + "/chat-backend")
-        backend.arguments = arguments
-        let output = Pipe()
-        backend.standardOutput = output
-        backend.standardError = FileHandle.nullDevice
-        try backend.run()
-        defer { backend.terminate(); backend.waitUntilExit() }
-        let ready = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        let port = try #require(ready.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)/).map { String($0.1) }, "ready line: \(ready)")
+        let pipeline = try await ChatBackendTests.pipeline()
+        try await pipeline.stopAfter {
+            // The documented command, on the test's bus and a free port.
+            var arguments = Array(start.split(separator: " ").dropFirst().map(String.init))
+            let http = try #require(arguments.firstIndex(of: "--http"))
+            arguments[http + 1] = "127.0.0.1:0"
+            let command = try #require(arguments.firstIndex(of: "--command"))
+            arguments[command + 1] = pipeline.supervisor.commandEndpoint
+            try await TemporaryDirectory.with("chat-backend-guide") { directory in
+                let stdout = directory.appendingPathComponent("stdout")
+                let backend = try RunningProcess(BuildFolder.example("chat-backend") + "/chat-backend", arguments,
+                                                 standardOutput: .file(stdout.path))
+                func output() -> String { (try? String(contentsOf: stdout, encoding: .utf8)) ?? "" }
+                let pattern = /listening on http:\/\/127\.0\.0\.1:(\d+)/
+                let deadline = ContinuousClock.now + .seconds(30)
+                while output().firstMatch(of: pattern) == nil, backend.isRunning, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))  // a poll interval
+                }
+                let ready = output()
+                do {
+                    let port = try #require(ready.firstMatch(of: pattern).map { String($0.1) }, "ready line: \(ready)")
 
-        for curl in curls {
-            let line = curl.replacingOccurrences(of: "localhost:8080", with: "127.0.0.1:\(port)")
-            let shell = Process()
-            shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-            shell.arguments = ["-c", line.replacingOccurrences(of: "curl -s", with: "curl -s -f")]
-            let reply = Pipe()
-            shell.standardOutput = reply
-            try shell.run()
-            let body = reply.fileHandleForReading.readDataToEndOfFile()
-            shell.waitUntilExit()
-            #expect(shell.terminationStatus == 0, "\(curl): \(String(decoding: body, as: UTF8.self))")
-            #expect((try? JSONParser.parse(Array(body)))?["error"] == nil, "\(curl)")
+                    for curl in curls {
+                        let line = curl.replacingOccurrences(of: "localhost:8080", with: "127.0.0.1:\(port)")
+                        let shell = try await RunningProcess.run("/bin/sh", ["-c", line.replacingOccurrences(of: "curl -s", with: "curl -s -f")])
+                        let body = shell.standardOutput
+                        #expect(shell.status == 0, "\(curl): \(body)")
+                        #expect((try? JSONParser.parse(Array(body.utf8)))?["error"] == nil, "\(curl)")
+                    }
+                } catch {
+                    _ = try? await backend.terminate()
+                    throw error
+                }
+                try await backend.terminate()
+            }
         }
     }
 }

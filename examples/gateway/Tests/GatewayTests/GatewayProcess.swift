@@ -1,3 +1,4 @@
+import EventBusTesting
 import Foundation
 
 /// A real `chat-gateway` process on an ephemeral port, started from the build folder.
@@ -5,7 +6,7 @@ final class GatewayProcess: @unchecked Sendable {
     let busEndpoint: String
     let consumer: String
     let directory: URL
-    private(set) var process: Process?
+    private(set) var process: RunningProcess?
     private(set) var port = 0
 
     static var binary: String { BuildFolder.example("gateway") + "/chat-gateway" }
@@ -14,8 +15,7 @@ final class GatewayProcess: @unchecked Sendable {
         self.busEndpoint = busEndpoint
         self.consumer = consumer
         self.queueLimit = queueLimit
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("chat-gateway-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try TemporaryDirectory.create("chat-gateway")
     }
 
     private let queueLimit: Int?
@@ -29,23 +29,17 @@ final class GatewayProcess: @unchecked Sendable {
     var webSocketURL: String { "ws://127.0.0.1:\(port)/ws" }
 
     /// Starts the gateway and waits for its ready line.
-    func start() throws {
+    func start() async throws {
+        // Each run's own stdout (its ready line); stderr over all runs.
         _ = FileManager.default.createFile(atPath: stdoutFile.path, contents: nil)
-        if !FileManager.default.fileExists(atPath: stderrFile.path) {
-            _ = FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["--http", "127.0.0.1:0", "--command", busEndpoint, "--consumer", consumer, "--log-level", "warning"]
-            + (queueLimit.map { ["--queue-limit", String($0)] } ?? [])
-        process.standardOutput = try FileHandle(forWritingTo: stdoutFile)
-        let errors = try FileHandle(forWritingTo: stderrFile)
-        errors.seekToEndOfFile()
-        process.standardError = errors
-        try process.run()
+        let process = try RunningProcess(
+            Self.binary,
+            ["--http", "127.0.0.1:0", "--command", busEndpoint, "--consumer", consumer, "--log-level", "warning"]
+                + (queueLimit.map { ["--queue-limit", String($0)] } ?? []),
+            standardOutput: .file(stdoutFile.path), standardError: .file(stderrFile.path))
         self.process = process
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
             guard process.isRunning else { throw ProcessError("chat-gateway exited: \(log)") }
             let text = (try? String(contentsOf: stdoutFile, encoding: .utf8)) ?? ""
             if let line = text.split(separator: "\n").first(where: { $0.contains("listening on") }),
@@ -54,20 +48,19 @@ final class GatewayProcess: @unchecked Sendable {
                 port = bound
                 return
             }
-            Thread.sleep(forTimeInterval: 0.05)
+            try await Task.sleep(for: .milliseconds(50))
         }
         throw ProcessError("chat-gateway did not print its ready line within 30 s: \(log)")
     }
 
-    /// Kills the gateway with SIGKILL.
-    func kill() {
-        guard let process, process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+    /// Kills the gateway with SIGKILL and waits for it to be gone.
+    func kill() async throws {
+        guard let process else { return }
+        try await process.kill()
     }
 
     deinit {
-        kill()
+        process?.signal(SIGKILL)
         try? FileManager.default.removeItem(at: directory)
     }
 }

@@ -1,4 +1,5 @@
 import EventBus
+import EventBusTesting
 import Foundation
 import HummingbirdWSClient
 import Logging

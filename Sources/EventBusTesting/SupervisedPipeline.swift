@@ -5,25 +5,28 @@ import Foundation
 import Logging
 import ZeroMQ
 
-/// A supervisor in this process running real plugin executables from the build folder.
-final class SupervisedPipeline: @unchecked Sendable {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-sup-\(UUID().uuidString.prefix(8))").path
-    let supervisor: Supervisor
-    let context: Context
-    private let done = DispatchSemaphore(value: 0)
+/// A supervisor in this process (on a thread of its own) running real plugin executables
+/// from the build folders, its data and endpoints in a temporary directory.
+public final class SupervisedPipeline: @unchecked Sendable {
+    public let directory = TemporaryDirectory.url("eventbus-sup").path
+    public let supervisor: Supervisor
+    public let context: Context
+    /// Completed when the supervisor's `run()` has returned.
+    private let done = Completion<Void>()
 
-    static var binDirectory: String { URL(fileURLWithPath: BrokerProcess.binary).deletingLastPathComponent().path }
+    /// The folder of `eventbus` and the built-in plugins.
+    public static var binDirectory: String { BuildFolder.bus }
     /// The example plugins' folder (identity, counter): the examples/plugins package's build.
-    static var examplePluginDirectory: String { BuildFolder.example("plugins") }
-    static let examplePlugins: Set<String> = ["identity", "counter"]
+    public static var examplePluginDirectory: String { BuildFolder.example("plugins") }
+    public static let examplePlugins: Set<String> = ["identity", "counter"]
 
     /// A stage running `executable`: a built-in plugin beside `eventbus`, or an example plugin.
-    static func plugin(_ name: String, executable: String, _ arguments: [String] = []) -> PipelineStage {
+    public static func plugin(_ name: String, executable: String, _ arguments: [String] = []) -> PipelineStage {
         let folder = examplePlugins.contains(executable) ? examplePluginDirectory : binDirectory
         return PipelineStage(name: name, launch: .process(executable: folder + "/" + executable, arguments: arguments + ["--log-level", "warning"]))
     }
 
-    init(_ stages: [PipelineStage], configure: (inout SupervisorConfig) -> Void = { _ in }) throws {
+    public init(_ stages: [PipelineStage], configure: (inout SupervisorConfig) -> Void = { _ in }) throws {
         for stage in stages {
             if case .process(let executable, _) = stage.launch, !FileManager.default.isExecutableFile(atPath: executable) {
                 throw ProcessError("no executable \(executable): build it first (`make test` builds the bus and the examples)")
@@ -41,43 +44,61 @@ final class SupervisedPipeline: @unchecked Sendable {
         supervisor = try Supervisor(config: config, logger: logger)
         context = try Context()
         let supervisor = self.supervisor, done = self.done
-        Thread { try? supervisor.run(); done.signal() }.start()
+        // The supervisor's run loop blocks; it gets a thread, not a task of the pool.
+        Thread { try? supervisor.run(); done.complete(()) }.start()
     }
 
-    func stop() {
+    /// Stops the supervisor (and its plugins), waits for its run loop to end, at most
+    /// `timeout`, and removes the data directory.
+    public func stop(within timeout: Duration = .seconds(60)) async throws {
         supervisor.stop()
-        done.wait()
+        let ended = await done.wait(timeout: timeout) != nil
         try? FileManager.default.removeItem(atPath: directory)
+        guard ended else { throw ProcessError("the supervisor did not stop within \(timeout)") }
+    }
+
+    /// Runs `body`, then ``stop(within:)``s whether `body` threw or not: the `defer` of a
+    /// test whose cleanup must be awaited.
+    public func stopAfter<T>(_ body: () async throws -> T) async throws -> T {
+        let result: T
+        do {
+            result = try await body()
+        } catch {
+            try? await stop()
+            throw error
+        }
+        try await stop()
+        return result
     }
 
     /// Waits until every stage consumes (the supervisor's ready line).
-    func waitUntilReady(seconds: Double = 30) throws {
-        let deadline = Date().addingTimeInterval(seconds)
+    public func waitUntilReady(seconds: Double = 30) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
         while !supervisor.isReady {
-            guard Date() < deadline else { throw ProcessError("pipeline not ready within \(seconds) s") }
-            Thread.sleep(forTimeInterval: 0.05)
+            guard ContinuousClock.now < deadline else { throw ProcessError("pipeline not ready within \(seconds) s") }
+            try await Task.sleep(for: .milliseconds(50))
         }
     }
 
     /// Polls STATS until `condition` holds, at most `seconds`; the last STATS on success.
     @discardableResult
-    func waitForStats(_ what: String, seconds: Double = 20, _ condition: (JSONValue) -> Bool) throws -> JSONValue {
-        let deadline = Date().addingTimeInterval(seconds)
+    public func waitForStats(_ what: String, seconds: Double = 20, _ condition: (JSONValue) -> Bool) async throws -> JSONValue {
+        let deadline = ContinuousClock.now + .seconds(seconds)
         while true {
             let stats = try stats()
             if condition(stats) { return stats }
-            guard Date() < deadline else { throw ProcessError("\(what): not within \(seconds) s; STATS \(stats)") }
-            Thread.sleep(forTimeInterval: 0.02)  // a poll interval, not a wait for something to happen
+            guard ContinuousClock.now < deadline else { throw ProcessError("\(what): not within \(seconds) s; STATS \(stats)") }
+            try await Task.sleep(for: .milliseconds(20))  // a poll interval, not a wait for something to happen
         }
     }
 
     /// The consumer `name` of STATS, if known.
-    static func consumer(_ name: String, in stats: JSONValue) -> JSONValue? {
+    public static func consumer(_ name: String, in stats: JSONValue) -> JSONValue? {
         guard case .array(let consumers)? = stats["consumers"] else { return nil }
         return consumers.first { $0["name"]?.stringValue == name }
     }
 
-    func peer(timeout: Int32 = 20_000) throws -> Socket {
+    public func peer(timeout: Int32 = 20_000) throws -> Socket {
         let socket = try Socket(context: context, type: .dealer)
         try socket.setLinger(0)
         try socket.setReceiveTimeout(timeout)
@@ -85,7 +106,7 @@ final class SupervisedPipeline: @unchecked Sendable {
         return socket
     }
 
-    func call(_ socket: Socket, _ verb: String, _ arguments: [[UInt8]]) throws -> [[UInt8]] {
+    public func call(_ socket: Socket, _ verb: String, _ arguments: [[UInt8]]) throws -> [[UInt8]] {
         try socket.send([Array("EB1".utf8), Array(verb.utf8), Array("c".utf8)] + arguments)
         while let frames = try socket.receive() {
             if frames.count >= 3 && frames[1] != Array("EVT".utf8) { return frames }
@@ -93,14 +114,14 @@ final class SupervisedPipeline: @unchecked Sendable {
         throw ProcessError("no reply to \(verb)")
     }
 
-    func stats() throws -> JSONValue {
+    public func stats() throws -> JSONValue {
         let socket = try peer()
         defer { socket.close() }
         return try JSONParser.parse(try call(socket, "STATS", []).last ?? [])
     }
 
     /// Reads `count` events of `prefix` from the start; returns their ids in SEQ order.
-    func readIDs(_ prefix: String, count: Int, consumer: String) throws -> [String] {
+    public func readIDs(_ prefix: String, count: Int, consumer: String) throws -> [String] {
         let socket = try peer()
         defer { socket.close() }
         let attached = try call(socket, "CONSUME", [Array(consumer.utf8), Array("earliest".utf8), Array("65536".utf8), Array(prefix.utf8)])
@@ -115,7 +136,7 @@ final class SupervisedPipeline: @unchecked Sendable {
         return ids
     }
 
-    static func event(_ n: Int, type: String = "message.read") -> [UInt8] {
+    public static func event(_ n: Int, type: String = "message.read") -> [UInt8] {
         Array(#"{"specversion":"1.0","id":"e\#(n)","source":"/test","type":"\#(type)","subject":"messaging:general","time":"2026-11-22T03:10:00.123Z","data":{"cid":"messaging:general","user_id":"bob","message_id":"m\#(n)"}}"#.utf8)
     }
 }

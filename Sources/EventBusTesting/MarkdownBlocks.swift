@@ -1,11 +1,10 @@
 import Foundation
 
 /// The fenced code blocks of a document of the repository, for the tests that run the
-/// docs' samples (here, and in examples/chat-backend by a symlink, until one
-/// EventBusTesting target holds the shared test helpers).
-enum MarkdownBlocks {
+/// docs' samples (the root's and examples/chat-backend's).
+public enum MarkdownBlocks {
     /// The blocks of `language` in `document` (a path from the repository root).
-    static func blocks(_ language: String, in document: String) throws -> [String] {
+    public static func blocks(_ language: String, in document: String) throws -> [String] {
         let text = try String(contentsOf: BuildFolder.root.appendingPathComponent(document), encoding: .utf8)
         var blocks: [String] = [], current: [String]?
         for line in text.components(separatedBy: "\n") {
@@ -13,8 +12,8 @@ enum MarkdownBlocks {
             let code = line.hasPrefix("> ") ? String(line.dropFirst(2)) : line
             if current == nil, code == "```\(language)" {
                 current = []
-            } else if current != nil, code == "```" {
-                blocks.append(current!.joined(separator: "\n"))  // non-nil: checked in this branch's condition
+            } else if let block = current, code == "```" {
+                blocks.append(block.joined(separator: "\n"))
                 current = nil
             } else {
                 current?.append(code)
@@ -24,7 +23,7 @@ enum MarkdownBlocks {
     }
 
     /// `text` without blank lines or the indentation of its lines.
-    static func normalized(_ text: String) -> String {
+    public static func normalized(_ text: String) -> String {
         text.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "\n")
     }
 }

@@ -1,1 +1,0 @@
-../../../../Tests/IntegrationTests/BrokerProcess.swift

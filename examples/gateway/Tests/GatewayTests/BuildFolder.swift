@@ -1,1 +1,0 @@
-../../../../Tests/IntegrationTests/BuildFolder.swift
