@@ -188,6 +188,18 @@ let package = Package(
         ),
         .target(name: "NATS", dependencies: ["CNATS"], swiftSettings: strict),
         .testTarget(name: "NATSTests", dependencies: ["NATS"], swiftSettings: strict),
+        // The JetStream backend: a local cluster of nats-servers and the stateless EB1 gateway.
+        .target(
+            name: "EventBusJetStream",
+            dependencies: [
+                "EventBus",
+                "ZeroMQ",
+                "NATS",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(name: "EventBusMetricsTests", dependencies: ["EventBusMetrics", .product(name: "Prometheus", package: "swift-prometheus")], swiftSettings: strict),
         .testTarget(name: "EventBusTests", dependencies: ["EventBusCore", "EventBus", "EventBusFuzzing"], swiftSettings: strict),
         .testTarget(
