@@ -118,6 +118,7 @@ let package = Package(
             dependencies: [
                 "EventBus",
                 "EventBusBroker",
+                "EventBusJetStream",
                 "EventBusSupervisor",
                 "EventBusMetrics",
                 "EventBusService",
