@@ -22,6 +22,12 @@ public struct ConfirmQueue: Sendable {
         public var peer: [UInt8]
         public var correlation: [UInt8]
         public var outcome: Outcome
+
+        public init(peer: [UInt8], correlation: [UInt8], outcome: Outcome) {
+            self.peer = peer
+            self.correlation = correlation
+            self.outcome = outcome
+        }
     }
 
     public enum Outcome: Sendable, Equatable {
@@ -36,12 +42,14 @@ public struct ConfirmQueue: Sendable {
         let correlation: [UInt8]
         let compact: Bool
         let deadline: ContinuousClock.Instant
+        /// For each event of the PUB, the message whose sequence answers it.
+        let answers: [Int]
         var seqs: [UInt64?]
         var missing: Int
         var failure: BusError?
         var outcome: Outcome? {
             if let failure { return .failed(failure) }
-            return missing == 0 ? .confirmed(seqs.map { $0 ?? 0 }, compact: compact) : nil
+            return missing == 0 ? .confirmed(answers.map { seqs[$0] ?? 0 }, compact: compact) : nil
         }
     }
 
@@ -57,14 +65,17 @@ public struct ConfirmQueue: Sendable {
     /// Batches not answered yet.
     public var batchCount: Int { batches.count }
 
-    /// Registers a PUB of `count` events from `peer`; returns one ticket per event, to give
-    /// back with its ack.
-    public mutating func enqueue(peer: [UInt8], correlation: [UInt8], count: Int, compact: Bool,
+    /// Registers a PUB from `peer` published as `count` messages; returns one ticket per
+    /// message, to give back with its ack.
+    ///
+    /// - Parameter answers: For each event of the PUB, the message (0..<count) whose
+    ///   sequence answers it; `nil` when each event is its own message.
+    public mutating func enqueue(peer: [UInt8], correlation: [UInt8], count: Int, answers: [Int]? = nil, compact: Bool,
                                  deadline: ContinuousClock.Instant) -> [Ticket] {
         let id = nextBatch
         nextBatch += 1
         batches[id] = Batch(peer: peer, correlation: correlation, compact: compact, deadline: deadline,
-                            seqs: Array(repeating: nil, count: count), missing: count)
+                            answers: answers ?? Array(0..<count), seqs: Array(repeating: nil, count: count), missing: count)
         order[peer, default: []].append(id)
         eventsInFlight += count
         return (0..<count).map { Ticket(batch: id, index: $0) }
@@ -97,7 +108,7 @@ public struct ConfirmQueue: Sendable {
         var peers: Set<[UInt8]> = []
         for (id, batch) in batches where batch.deadline <= now && batch.outcome == nil {
             var failed = batch
-            let position = batch.seqs.firstIndex { $0 == nil } ?? 0
+            let position = batch.answers.firstIndex { batch.seqs[$0] == nil } ?? 0
             failed.failure = error(position)
             eventsInFlight -= failed.missing
             failed.missing = 0
@@ -105,6 +116,11 @@ public struct ConfirmQueue: Sendable {
             peers.insert(batch.peer)
         }
         return peers.sorted { $0.lexicographicallyPrecedes($1) }.flatMap { release($0) }
+    }
+
+    /// The batches still waiting for acks.
+    public var waitingBatches: [UInt64] {
+        batches.filter { $0.value.outcome == nil }.map(\.key)
     }
 
     /// The earliest deadline of a batch still waiting, for the poll's timeout.

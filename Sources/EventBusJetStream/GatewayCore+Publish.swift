@@ -10,25 +10,54 @@ extension GatewayCore {
             TimeStamp.rfc3339(TimeStamp.wallMilliseconds())
         }
         let tickets = confirms.enqueue(peer: message.peer, correlation: message.correlation, count: plan.events.count,
-                                       compact: compactPeers.contains(message.peer),
+                                       answers: plan.answers, compact: compactPeers.contains(message.peer),
                                        deadline: clock.now + config.requestTimeout)
-        let inbox = self.inbox
         for (ticket, event) in zip(tickets, plan.events) {
-            // The completion runs on a libnats thread: it only posts.
-            jetStream.publishAsync(plan.stream.subject, event.payload, messageID: event.messageID) { result in
-                inbox.post(.published(ticket, result.map(\.sequence)))
-            }
+            let sent = Outgoing(subject: plan.stream.subject, event: event,
+                                position: plan.answers.firstIndex(of: ticket.index) ?? ticket.index)
+            outgoing[ticket] = sent
+            publish(sent, ticket)
         }
     }
 
-    /// One event's ack or failure; sends the answers it releases.
+    private func publish(_ outgoing: Outgoing, _ ticket: ConfirmQueue.Ticket) {
+        let inbox = self.inbox
+        // The completion runs on a libnats thread: it only posts.
+        jetStream.publishAsync(outgoing.subject, outgoing.event.payload, messageID: outgoing.event.messageID) { result in
+            inbox.post(.published(ticket, result.map(\.sequence)))
+        }
+    }
+
+    /// JetStream's "duplicate message id is in process": another copy of this identity (a
+    /// client's resend of a PUB still in flight) is being stored; asked again shortly, it
+    /// answers with that copy's sequence.
+    static let duplicateInProcess = 10158
+
+    /// One message's ack or failure; sends the answers it releases.
     func published(_ ticket: ConfirmQueue.Ticket, _ result: Result<UInt64, NATSError>) {
+        guard let sent = outgoing[ticket] else { return }  // its PUB was answered already
+        if case .failure(let error) = result, error.jetStreamCode == Self.duplicateInProcess {
+            retries.append((clock.now + .milliseconds(20), ticket))
+            return
+        }
+        outgoing[ticket] = nil
         let replies = confirms.complete(ticket, result.mapError { error in
             logger.warning("JetStream publish failed", metadata: ["error.type": "\(error)"])
-            return BusError(.busy, "event \(ticket.index): JetStream did not store it (\(error)); "
+            return BusError(.busy, "event \(sent.position): JetStream did not store it (\(error)); "
                 + "retry the batch with the same events (what was stored is not stored twice)")
         })
         send(replies)
+    }
+
+    /// Publishes again the messages whose retry is due (and whose PUB is still waiting).
+    func retryDue() {
+        let now = clock.now
+        let due = retries.filter { $0.due <= now }
+        guard !due.isEmpty else { return }
+        retries.removeAll { $0.due <= now }
+        for (_, ticket) in due {
+            if let sent = outgoing[ticket] { publish(sent, ticket) }
+        }
     }
 
     /// Answers `busy` for the PUBs whose acks did not all come within the request timeout.
@@ -38,7 +67,11 @@ extension GatewayCore {
             BusError(.busy, "event \(position): JetStream gave no ack within \(timeout) (no quorum, or no server reachable); "
                 + "retry the batch with the same events (what was stored is not stored twice)")
         }
-        if !replies.isEmpty { logger.warning("PUBs answered busy: no ack in time", metadata: ["bus.count": "\(replies.count)"]) }
+        if !replies.isEmpty {
+            logger.warning("PUBs answered busy: no ack in time", metadata: ["bus.count": "\(replies.count)"])
+            let waiting = Set(confirms.waitingBatches)
+            outgoing = outgoing.filter { waiting.contains($0.key.batch) }
+        }
         send(replies)
     }
 

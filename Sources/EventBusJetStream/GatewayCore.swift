@@ -17,12 +17,24 @@ final class GatewayCore {
     let jetStream: JetStream
     let inbox: GatewayInbox
     var confirms = ConfirmQueue()
+    /// The messages published and not acked yet, by ticket: kept to publish again.
+    var outgoing: [ConfirmQueue.Ticket: Outgoing] = [:]
+    /// Messages to publish again once their time comes (JetStream still had their id in process).
+    var retries: [(due: ContinuousClock.Instant, ticket: ConfirmQueue.Ticket)] = []
     /// Peers that asked for compact confirms in HELLO.
     var compactPeers: Set<[UInt8]> = []
     /// Attached consumers by EB1 NAME.
     var consumers: [String: Attachment] = [:]
     var nextToken: UInt64 = 1
     let clock = ContinuousClock()
+
+    /// One message on its way, as it is published again if it must be.
+    struct Outgoing {
+        let subject: String
+        let event: PublishPlan.Event
+        /// The first event of the PUB it answers, for error messages.
+        let position: Int
+    }
 
     /// One consumer attached to one peer.
     final class Attachment {
@@ -126,14 +138,15 @@ final class GatewayCore {
                 break
             }
             handleInbox()
+            retryDue()
             expire()
         }
         shutDown()
     }
 
-    /// Until the next PUB deadline, at most 100 ms.
+    /// Until the next PUB deadline or retry, at most 100 ms.
     private func pollTimeout() -> Int {
-        guard let deadline = confirms.nextDeadline else { return 100 }
+        guard let deadline = [confirms.nextDeadline, retries.first?.due].compactMap({ $0 }).min() else { return 100 }
         let left = clock.now.duration(to: deadline)
         return max(0, min(100, Int(left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000) + 1))
     }
@@ -161,6 +174,7 @@ final class GatewayCore {
             poller.add(fileDescriptor: inbox.wakeup.fileDescriptor)
             _ = try? poller.poll(timeoutMilliseconds: pollTimeout())
             handleInbox()
+            retryDue()
             expire()
         }
         for name in Array(consumers.keys) { detach(name) }

@@ -17,7 +17,12 @@ public struct PublishPlan: Sendable, Equatable {
     }
 
     public var stream: StageStream
+    /// The messages to publish: each identity of the batch once, in order of first appearance.
     public var events: [Event]
+    /// For each event of the PUB, the message in ``events`` whose sequence answers it: a
+    /// repeat within the batch is published once and gets the first one's SEQ, as the
+    /// broker answers it (JetStream would refuse a second copy still in process).
+    public var answers: [Int]
 
     /// The broker's refusal of an event forwarded by reference, which this backend
     /// cannot resolve yet (no SEQ space shared by the stages).
@@ -55,6 +60,9 @@ public struct PublishPlan: Sendable, Equatable {
         var time: String?
         var events: [Event] = []
         events.reserveCapacity(frames.count)
+        var answers: [Int] = []
+        answers.reserveCapacity(frames.count)
+        var positions: [String: Int] = [:]
         for (position, frame) in frames.enumerated() {
             guard frame.count <= WireProtocol.maxBatchBytes else {
                 throw BusError(.tooLarge, "event \(position): \(frame.count) bytes, at most \(WireProtocol.maxBatchBytes) in one batch")
@@ -75,8 +83,15 @@ public struct PublishPlan: Sendable, Equatable {
                 time = stamp
                 payload = TimeStamp.stamping(frame, time: stamp)
             }
-            events.append(Event(payload: payload, messageID: MessageID.make(stage: stage, source: envelope.source, id: envelope.id)))
+            let messageID = MessageID.make(stage: stage, source: envelope.source, id: envelope.id)
+            if let earlier = positions[messageID] {
+                answers.append(earlier)
+            } else {
+                positions[messageID] = events.count
+                answers.append(events.count)
+                events.append(Event(payload: payload, messageID: messageID))
+            }
         }
-        return PublishPlan(stream: StageStream(stage: stage), events: events)
+        return PublishPlan(stream: StageStream(stage: stage), events: events, answers: answers)
     }
 }
