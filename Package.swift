@@ -201,6 +201,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "EventBusJetStreamTests",
+            dependencies: ["EventBusJetStream", "EventBus", "NATS", "ZeroMQ"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "EventBusMetricsTests", dependencies: ["EventBusMetrics", .product(name: "Prometheus", package: "swift-prometheus")], swiftSettings: strict),
         .testTarget(name: "EventBusTests", dependencies: ["EventBusCore", "EventBus", "EventBusFuzzing"], swiftSettings: strict),
         .testTarget(
