@@ -119,6 +119,7 @@ let package = Package(
             dependencies: [
                 "EventBus",
                 "EventBusBroker",
+                "EventBusJetStream",
                 "EventBusSupervisor",
                 "EventBusMetrics",
                 "EventBusService",
@@ -202,6 +203,23 @@ let package = Package(
         ),
         .target(name: "NATS", dependencies: ["CNATS"], swiftSettings: strict),
         .testTarget(name: "NATSTests", dependencies: ["NATS"], swiftSettings: strict),
+        // The JetStream backend: a local cluster of nats-servers and the stateless EB1 gateway.
+        .target(
+            name: "EventBusJetStream",
+            dependencies: [
+                "EventBus",
+                "ZeroMQ",
+                "NATS",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "EventBusJetStreamTests",
+            dependencies: ["EventBusJetStream", "EventBus", "NATS", "ZeroMQ"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "EventBusMetricsTests", dependencies: ["EventBusMetrics", .product(name: "Prometheus", package: "swift-prometheus")], swiftSettings: strict),
         .testTarget(name: "EventBusTests", dependencies: ["EventBusCore", "EventBus", "EventBusFuzzing"], swiftSettings: strict),
         .testTarget(

@@ -4,15 +4,17 @@ import Synchronization
 /// The JetStream async publishes that wait for their ack, keyed by the message.
 ///
 /// libnats calls the ack handler on its own thread with the original `natsMsg`; the
-/// handler finds the waiting continuation here by the message's address, removes it and
-/// resumes it, and does nothing else (no blocking, no publishing: a handler that blocks
+/// handler finds the waiter here by the message's address, removes it and calls it (a
+/// waiter resumes a continuation or hands the result to a queue), and does nothing else (no blocking, no publishing: a handler that blocks
 /// stalls every publisher of the connection). The closures given to libnats are plain
 /// numbers, looked up here, so a callback that comes late finds nothing rather than a
 /// freed object.
 final class AsyncAcks: Sendable {
     static let shared = AsyncAcks()
 
-    typealias Waiter = CheckedContinuation<Result<PubAck, NATSError>, Never>
+    /// Takes the outcome of one publish; called once, on a libnats thread or the publisher's.
+    /// It only hands the result off: it must not block or publish.
+    typealias Waiter = @Sendable (Result<PubAck, NATSError>) -> Void
 
     private struct Key: Hashable {
         let context: Int
@@ -46,7 +48,7 @@ final class AsyncAcks: Sendable {
 
     /// Registers `waiter` for `message`; `false` (and nothing registered) when the
     /// context's connection is closed already.
-    func register(context: Int, message: OpaquePointer, _ waiter: Waiter) -> Bool {
+    func register(context: Int, message: OpaquePointer, _ waiter: @escaping Waiter) -> Bool {
         state.withLock { state in
             guard let connection = state.contexts[context], !state.closedConnections.contains(connection) else { return false }
             state.waiters[Key(context: context, message: UInt(bitPattern: Int(bitPattern: message)))] = waiter
@@ -87,7 +89,7 @@ final class AsyncAcks: Sendable {
 
     private func fail(_ waiters: [Waiter], _ text: String) {
         let error = NATSError(status: NATS_CONNECTION_CLOSED.rawValue, operation: "publish async", text: text)
-        for waiter in waiters { waiter.resume(returning: .failure(error)) }
+        for waiter in waiters { waiter(.failure(error)) }
     }
 }
 
@@ -101,7 +103,7 @@ let asyncAckHandler: jsPubAckHandler = { _, message, ack, ackError, closure in
     natsMsg_Destroy(message)
     guard let waiter else { return }
     if let ack {
-        waiter.resume(returning: .success(PubAck(ack.pointee)))
+        waiter(.success(PubAck(ack.pointee)))
     } else {
         let status = ackError?.pointee.Err ?? NATS_ERR
         let error = NATSError(
@@ -109,6 +111,6 @@ let asyncAckHandler: jsPubAckHandler = { _, message, ack, ackError, closure in
             jetStreamCode: Int(ackError?.pointee.ErrCode.rawValue ?? 0),
             operation: "publish async",
             text: string(ackError?.pointee.ErrText) ?? "no ack")
-        waiter.resume(returning: .failure(error))
+        waiter(.failure(error))
     }
 }

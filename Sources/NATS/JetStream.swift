@@ -245,27 +245,49 @@ public final class JetStream: @unchecked Sendable {
     @discardableResult
     public func publishAsync(_ subject: String, _ payload: [UInt8], messageID: String? = nil,
                              headers: Headers = Headers()) async throws(NATSError) -> PubAck {
-        let message = try makeMessage(subject, payload, messageID: messageID, headers: headers)
-        let result = await withCheckedContinuation { (waiter: AsyncAcks.Waiter) in
-            guard AsyncAcks.shared.register(context: id, message: message, waiter) else {
-                natsMsg_Destroy(message)
-                waiter.resume(returning: .failure(NATSError(
-                    status: NATS_CONNECTION_CLOSED.rawValue, operation: "publish async \(subject)", text: "connection closed")))
-                return
-            }
-            var options = jsPubOptions()
-            jsPubOptions_Init(&options)
-            options.MaxWait = self.options.asyncAckTimeout.natsMilliseconds
-            var owned: OpaquePointer? = message
-            let status = js_PublishMsgAsync(handle, &owned, &options)
-            if status != NATS_OK {
-                let error = NATSError.last(status, "publish async \(subject)")
-                // libnats did not take the message: it and the waiter are still ours.
-                natsMsg_Destroy(owned)
-                AsyncAcks.shared.take(context: id, message: message)?.resume(returning: .failure(error))
-            }
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<PubAck, NATSError>, Never>) in
+            publishAsync(subject, payload, messageID: messageID, headers: headers) { continuation.resume(returning: $0) }
         }
         return try result.get()
+    }
+
+    /// Hands the message to libnats on the calling thread and returns without waiting for
+    /// the ack; `completion` gets the ack or the failure later, exactly once.
+    ///
+    /// Messages published this way from one thread reach the server in the order of the
+    /// calls: what an ordered publisher (an event loop) needs, where tasks started one
+    /// after another may run in any order. `completion` runs on a libnats thread (or on
+    /// this one, when the message could not be handed over): it must only hand the result
+    /// off, never block or publish. A publish fails after
+    /// ``JetStreamOptions/asyncAckTimeout`` without an ack, or when the connection closes.
+    /// With ``JetStreamOptions/maxPendingAsync`` publishes in flight, this call blocks up to
+    /// ``JetStreamOptions/stallWait`` and then fails.
+    public func publishAsync(_ subject: String, _ payload: [UInt8], messageID: String? = nil, headers: Headers = Headers(),
+                             completion: @escaping @Sendable (Result<PubAck, NATSError>) -> Void) {
+        let message: OpaquePointer
+        do {
+            message = try makeMessage(subject, payload, messageID: messageID, headers: headers)
+        } catch {
+            completion(.failure(error))
+            return
+        }
+        guard AsyncAcks.shared.register(context: id, message: message, completion) else {
+            natsMsg_Destroy(message)
+            completion(.failure(NATSError(
+                status: NATS_CONNECTION_CLOSED.rawValue, operation: "publish async \(subject)", text: "connection closed")))
+            return
+        }
+        var options = jsPubOptions()
+        jsPubOptions_Init(&options)
+        options.MaxWait = self.options.asyncAckTimeout.natsMilliseconds
+        var owned: OpaquePointer? = message
+        let status = js_PublishMsgAsync(handle, &owned, &options)
+        if status != NATS_OK {
+            let error = NATSError.last(status, "publish async \(subject)")
+            // libnats did not take the message: it and the waiter are still ours.
+            natsMsg_Destroy(owned)
+            AsyncAcks.shared.take(context: id, message: message)?(.failure(error))
+        }
     }
 
     private func makeMessage(_ subject: String, _ payload: [UInt8], messageID: String?,

@@ -1,6 +1,16 @@
 import CNATS
 import Synchronization
 
+/// Where a new consumer starts in its stream.
+public enum DeliverStart: Sendable, Equatable {
+    /// At the stream's first message (the default).
+    case all
+    /// After the stream's last message: only messages stored from now on.
+    case new
+    /// At this stream sequence (or the first one above it that is stored).
+    case sequence(UInt64)
+}
+
 /// The configuration of a durable pull consumer with explicit acks.
 public struct PullConsumerConfig: Sendable, Equatable {
     public var stream: String
@@ -13,14 +23,45 @@ public struct PullConsumerConfig: Sendable, Equatable {
     public var ackWait: Duration
     /// Deliveries of one message at most, -1 for no limit.
     public var maxDeliver: Int
+    /// Where a consumer made now starts; an existing consumer keeps its position.
+    public var start: DeliverStart
+    /// Messages delivered and not yet acked at most, -1 for the server's default.
+    public var maxAckPending: Int
 
     public init(stream: String, durable: String, filterSubject: String? = nil,
-                ackWait: Duration = .seconds(30), maxDeliver: Int = -1) {
+                ackWait: Duration = .seconds(30), maxDeliver: Int = -1, start: DeliverStart = .all,
+                maxAckPending: Int = -1) {
         self.stream = stream
         self.durable = durable
         self.filterSubject = filterSubject
         self.ackWait = ackWait
         self.maxDeliver = maxDeliver
+        self.start = start
+        self.maxAckPending = maxAckPending
+    }
+}
+
+/// A durable consumer's position as the server reports it.
+public struct ConsumerInfo: Sendable, Equatable {
+    public var stream: String
+    public var name: String
+    /// The highest stream sequence below which every message is acked (0: none yet).
+    public var ackFloorStreamSequence: UInt64
+    /// The highest stream sequence delivered so far (0: none yet).
+    public var deliveredStreamSequence: UInt64
+    /// Messages delivered and not acked.
+    public var ackPending: Int
+    /// Messages of the stream the consumer has not delivered yet.
+    public var pending: UInt64
+
+    init(_ native: UnsafeMutablePointer<jsConsumerInfo>) {
+        let info = native.pointee
+        stream = string(info.Stream) ?? ""
+        name = string(info.Name) ?? ""
+        ackFloorStreamSequence = info.AckFloor.Stream
+        deliveredStreamSequence = info.Delivered.Stream
+        ackPending = Int(info.NumAckPending)
+        pending = info.NumPending
     }
 }
 
@@ -38,27 +79,17 @@ public final class PullConsumer: @unchecked Sendable {
     private let worker: BlockingWorker
 
     /// Creates the durable consumer when it does not exist (the same configuration again
-    /// is no error), then binds to it.
+    /// is no error), then binds to it; with `create` false, only binds to the consumer
+    /// that exists, whatever its configuration.
     ///
     /// Two steps because libnats's `js_PullSubscribe` wants a subject unless it is bound to
     /// an existing consumer, and a consumer that libnats created itself is deleted by its
     /// `natsSubscription_Unsubscribe`.
-    public init(jetStream: JetStream, config: PullConsumerConfig) throws(NATSError) {
+    public init(jetStream: JetStream, config: PullConsumerConfig, create: Bool = true) throws(NATSError) {
         let what = "pull consumer \(config.stream)/\(config.durable)"
         let strings = CStrings()
-        var consumer = jsConsumerConfig()
-        jsConsumerConfig_Init(&consumer)
-        consumer.Durable = strings.add(config.durable)
-        consumer.AckPolicy = js_AckExplicit
-        consumer.AckWait = config.ackWait.natsNanoseconds
-        consumer.MaxDeliver = Int64(config.maxDeliver)
-        consumer.FilterSubject = strings.add(config.filterSubject)
-        var info: UnsafeMutablePointer<jsConsumerInfo>?
         var code = jsErrCode(0)
-        let added = withExtendedLifetime(strings) { js_AddConsumer(&info, jetStream.handle, config.stream, &consumer, nil, &code) }
-        try NATSError.check(added, "add \(what)", jetStreamCode: code)
-        jsConsumerInfo_Destroy(info)
-
+        if create { try Self.add(jetStream: jetStream, config: config, strings: strings, what: what) }
         var subOptions = jsSubOptions()
         jsSubOptions_Init(&subOptions)
         subOptions.Stream = strings.add(config.stream)
@@ -74,6 +105,30 @@ public final class PullConsumer: @unchecked Sendable {
         self.config = config
         self.handle = sub
         self.worker = BlockingWorker(name: "nats-fetch \(config.durable)")
+    }
+
+    /// `js_AddConsumer` with `config`.
+    private static func add(jetStream: JetStream, config: PullConsumerConfig, strings: CStrings, what: String) throws(NATSError) {
+        var consumer = jsConsumerConfig()
+        jsConsumerConfig_Init(&consumer)
+        consumer.Durable = strings.add(config.durable)
+        consumer.AckPolicy = js_AckExplicit
+        consumer.AckWait = config.ackWait.natsNanoseconds
+        consumer.MaxDeliver = Int64(config.maxDeliver)
+        consumer.FilterSubject = strings.add(config.filterSubject)
+        switch config.start {
+        case .all: consumer.DeliverPolicy = js_DeliverAll
+        case .new: consumer.DeliverPolicy = js_DeliverNew
+        case .sequence(let sequence):
+            consumer.DeliverPolicy = js_DeliverByStartSequence
+            consumer.OptStartSeq = sequence
+        }
+        if config.maxAckPending >= 0 { consumer.MaxAckPending = Int64(config.maxAckPending) }
+        var info: UnsafeMutablePointer<jsConsumerInfo>?
+        var code = jsErrCode(0)
+        let added = withExtendedLifetime(strings) { js_AddConsumer(&info, jetStream.handle, config.stream, &consumer, nil, &code) }
+        try NATSError.check(added, "add \(what)", jetStreamCode: code)
+        jsConsumerInfo_Destroy(info)
     }
 
     deinit {
@@ -203,5 +258,24 @@ extension JetStream {
     /// Binds to (or creates) the durable pull consumer of `config`.
     public func pullConsumer(_ config: PullConsumerConfig) throws(NATSError) -> PullConsumer {
         try PullConsumer(jetStream: self, config: config)
+    }
+
+    /// The durable consumer's position; `isNotFound` when the stream or consumer is not there.
+    public func consumerInfo(stream: String, durable: String) throws(NATSError) -> ConsumerInfo {
+        var info: UnsafeMutablePointer<jsConsumerInfo>?
+        var code = jsErrCode(0)
+        let status = js_GetConsumerInfo(&info, handle, stream, durable, nil, &code)
+        try NATSError.check(status, "consumer info \(stream)/\(durable)", jetStreamCode: code)
+        // NATS_OK comes with the info.
+        guard let info else { throw NATSError(status: NATS_ERR.rawValue, operation: "consumer info", text: "none") }
+        defer { jsConsumerInfo_Destroy(info) }
+        return ConsumerInfo(info)
+    }
+
+    /// Deletes a durable consumer with its position and pending acks.
+    public func deleteConsumer(stream: String, durable: String) throws(NATSError) {
+        var code = jsErrCode(0)
+        let status = js_DeleteConsumer(handle, stream, durable, nil, &code)
+        try NATSError.check(status, "delete consumer \(stream)/\(durable)", jetStreamCode: code)
     }
 }

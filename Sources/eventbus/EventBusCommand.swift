@@ -11,6 +11,7 @@ struct EventBusCommand: AsyncParsableCommand {
         subcommands: [
             UpCommand.self, BrokerCommand.self, PublishCommand.self, TailCommand.self,
             QueryCommand.self, StatsCommand.self, DemoCommand.self, KeygenCommand.self, RecoverCommand.self,
+            ClusterCommand.self, GatewayCommand.self,
         ]
     )
 }

@@ -264,15 +264,7 @@ extension BrokerCore {
     }
 
     /// `frame` with `"time":"…",` inserted as its first member (it is a valid JSON object).
-    static func stamping(_ frame: [UInt8], time: String) -> [UInt8] {
-        guard let brace = frame.firstIndex(of: UInt8(ascii: "{")) else { return frame }
-        var stamped = [UInt8]()
-        stamped.reserveCapacity(frame.count + 40)
-        stamped.append(contentsOf: frame[...brace])
-        stamped.append(contentsOf: #""time":"\#(time)","#.utf8)
-        stamped.append(contentsOf: frame[(brace + 1)...])
-        return stamped
-    }
+    static func stamping(_ frame: [UInt8], time: String) -> [UInt8] { TimeStamp.stamping(frame, time: time) }
 
     /// Appends records and hands them to the kernel; on failure nothing stays.
     func append(_ records: [PendingRecord], timestamp: UInt64) throws(BusError) -> ClosedRange<UInt64> {

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import EventBus
 
 /// Wall-clock and monotonic time in milliseconds.
 enum Clock {
@@ -28,16 +29,5 @@ enum Clock {
     }
 
     /// `milliseconds` since 1970 as RFC 3339 UTC with three fraction digits: `2026-11-22T03:10:00.123Z`.
-    static func rfc3339(_ milliseconds: UInt64) -> String {
-        var seconds = time_t(milliseconds / 1_000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))."
-            + "\(pad(Int32(milliseconds % 1_000), 3))Z"
-    }
+    static func rfc3339(_ milliseconds: UInt64) -> String { TimeStamp.rfc3339(milliseconds) }
 }

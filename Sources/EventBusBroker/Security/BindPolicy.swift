@@ -7,12 +7,12 @@ import Glibc
 /// Without CURVE keys, anyone who reaches a socket can use every verb, so the
 /// broker binds only where no one else can reach: loopback TCP, ipc and
 /// inproc. ipc socket files are made private to the broker's user.
-enum BindPolicy {
+package enum BindPolicy {
     /// The option that allows binding elsewhere without keys.
-    static let insecureOption = "--allow-insecure-bind"
+    package static let insecureOption = "--allow-insecure-bind"
 
     /// Whether `endpoint` can only be reached from this machine.
-    static func isLocal(_ endpoint: String) -> Bool {
+    package static func isLocal(_ endpoint: String) -> Bool {
         if endpoint.hasPrefix("ipc://") || endpoint.hasPrefix("inproc://") { return true }
         guard endpoint.hasPrefix("tcp://") else { return false }
         let address = endpoint.dropFirst("tcp://".count)
@@ -30,7 +30,7 @@ enum BindPolicy {
     /// libzmq binds interface names and addresses, not host names: given `localhost` it looks
     /// for an interface of that name and fails with ENODEV. Connecting to `localhost` works
     /// as it is (libzmq resolves names when it connects).
-    static func bindable(_ endpoint: String) -> String {
+    package static func bindable(_ endpoint: String) -> String {
         let prefix = "tcp://localhost:"
         guard endpoint.hasPrefix(prefix) else { return endpoint }
         return "tcp://127.0.0.1:" + endpoint.dropFirst(prefix.count)

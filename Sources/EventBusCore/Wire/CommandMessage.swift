@@ -1,6 +1,5 @@
-import EventBus
-
-/// One request from the command socket, split into its parts.
+/// One request from the command socket, split into its parts: shared by the broker and
+/// the JetStream gateway, which speak the same EB1 front.
 ///
 /// Frame numbers in error messages count as the client sends them: frame 0 is
 /// the signature, frame 1 the verb, frame 2 CORR, frame 3 the first argument.
@@ -66,7 +65,7 @@ package struct CommandFault: Error {
     package var correlation: [UInt8]
     package var error: BusError
 
-    init(peer: [UInt8] = [], correlation: [UInt8], _ error: BusError) {
+    package init(peer: [UInt8] = [], correlation: [UInt8], _ error: BusError) {
         self.peer = peer
         self.correlation = correlation
         self.error = error

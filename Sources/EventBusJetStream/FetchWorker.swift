@@ -1,0 +1,130 @@
+import Dispatch
+import Foundation
+import NATS
+import Synchronization
+
+/// The JetStream side of one attached consumer, on a thread of its own: it sets up the
+/// durable pull consumer (blocking API calls), then fetches while the consumer has
+/// credit, and hands everything to the loop through the ``GatewayInbox``.
+///
+/// The loop owns the credit's accounting: the worker starts with the CREDIT as permits,
+/// spends one per message fetched, and gets them back through ``release(_:)`` when the
+/// loop acks (or skips) messages. ``stop()`` ends the thread after its current fetch.
+final class FetchWorker: Sendable {
+    /// What to set up.
+    struct Setup: Sendable {
+        var stream: StageStream
+        var durable: String
+        var start: ConsumeRequest.Start
+        var ackWait: Duration
+    }
+
+    private struct State {
+        var permits: Int
+        var stopped = false
+    }
+
+    let token: UInt64
+    private let state: Mutex<State>
+    private let wakeup = DispatchSemaphore(value: 0)
+    /// The longest a fetch waits for messages, and so the longest ``stop()`` takes.
+    static let fetchWait = Duration.milliseconds(500)
+    /// The most messages one fetch asks for.
+    static let fetchBatch = 256
+
+    init(token: UInt64, credit: Int, setup: Setup, jetStream: JetStream, inbox: GatewayInbox) {
+        self.token = token
+        self.state = Mutex(State(permits: credit))
+        let thread = Thread { [self] in run(setup: setup, jetStream: jetStream, inbox: inbox) }
+        thread.name = "eventbus-fetch \(setup.durable)"
+        thread.start()
+    }
+
+    /// Gives back `count` permits (messages acked or skipped).
+    func release(_ count: Int) {
+        guard count > 0 else { return }
+        state.withLock { $0.permits += count }
+        wakeup.signal()
+    }
+
+    /// Ends the thread after its current fetch; what that fetch brings is still posted,
+    /// for the loop to nak.
+    func stop() {
+        state.withLock { $0.stopped = true }
+        wakeup.signal()
+    }
+
+    private var isStopped: Bool { state.withLock { $0.stopped } }
+
+    private func run(setup: Setup, jetStream: JetStream, inbox: GatewayInbox) {
+        let consumer: PullConsumer
+        do {
+            let (bound, first) = try Self.attach(setup, jetStream: jetStream)
+            consumer = bound
+            inbox.post(.attached(token: token, first: first))
+        } catch {
+            inbox.post(.attachFailed(token: token, error))
+            return
+        }
+        while true {
+            let permits = state.withLock { state -> Int? in
+                if state.stopped { return nil }
+                let taken = min(state.permits, Self.fetchBatch)
+                state.permits -= taken
+                return taken
+            }
+            guard let permits else { return }
+            if permits == 0 {
+                _ = wakeup.wait(timeout: .now() + .milliseconds(200))
+                continue
+            }
+            do {
+                let messages = try consumer.fetch(batch: permits, timeout: Self.fetchWait)
+                release(permits - messages.count)
+                if !messages.isEmpty { inbox.post(.fetched(token: token, messages)) }
+            } catch {
+                release(permits)
+                inbox.post(.fetchFailed(token: token, error))
+                // A cluster without a leader fails at once: do not spin.
+                if !isStopped { _ = wakeup.wait(timeout: .now() + .milliseconds(500)) }
+            }
+        }
+    }
+
+    /// Creates, recreates or binds the durable consumer for `setup.start`; returns it and
+    /// the OK's FIRST (docs/protocol.md, "CONSUME").
+    ///
+    /// `resume` binds to the consumer as it is (its position is the last ACK); `earliest`,
+    /// `latest` and a SEQ start it again from there, which on JetStream means deleting the
+    /// durable and creating it anew at that stream sequence.
+    static func attach(_ setup: Setup, jetStream: JetStream) throws(NATSError) -> (PullConsumer, UInt64) {
+        let info = try jetStream.streamInfo(setup.stream.name)
+        let firstInStream = max(info.firstSequence, 1)
+        let head = info.lastSequence
+        var existing: ConsumerInfo?
+        do {
+            existing = try jetStream.consumerInfo(stream: setup.stream.name, durable: setup.durable)
+        } catch where error.isNotFound {
+            existing = nil
+        }
+        func config(_ start: DeliverStart) -> PullConsumerConfig {
+            PullConsumerConfig(stream: setup.stream.name, durable: setup.durable, filterSubject: setup.stream.subject,
+                               ackWait: setup.ackWait, start: start)
+        }
+        let first: UInt64
+        switch setup.start {
+        case .resume:
+            if let existing {
+                let consumer = try PullConsumer(jetStream: jetStream, config: config(.all), create: false)
+                return (consumer, max(existing.ackFloorStreamSequence + 1, firstInStream))
+            }
+            first = firstInStream
+        case .earliest: first = firstInStream
+        case .latest: first = head + 1
+        case .sequence(let seq): first = max(seq, firstInStream)
+        }
+        if existing != nil { try jetStream.deleteConsumer(stream: setup.stream.name, durable: setup.durable) }
+        let consumer = try PullConsumer(jetStream: jetStream, config: config(.sequence(first)))
+        return (consumer, first)
+    }
+}

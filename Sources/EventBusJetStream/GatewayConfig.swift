@@ -1,0 +1,64 @@
+import EventBus
+
+/// How an `eventbus gateway` reaches its cluster and serves EB1.
+public struct GatewayConfig: Sendable, Equatable {
+    /// The NATS servers, such as `nats://10.0.0.1:4222`.
+    public var servers: [String]
+    /// The command endpoint the gateway binds (ROUTER), as the broker's `--command`.
+    public var commandEndpoint: String
+    /// The plugin stages between `in` and `out`.
+    public var pipeline: [String]
+    /// Copies of each stage's stream: 3 (R3) by default with three servers or more, else 1.
+    public var replicas: Int
+    /// JetStream's duplicate window: the broker keeps identities 10 minutes.
+    public var duplicateWindow: Duration
+    /// How long a PUB waits for JetStream's acks before it is answered `busy`.
+    public var requestTimeout: Duration
+    /// How long JetStream waits for a consumer's ack before delivering the message again.
+    public var ackWait: Duration
+    public var maxEventBytes: Int
+    /// Events published and not acked at most; the gateway reads no command meanwhile.
+    public var maxEventsInFlight: Int
+    /// The name the gateway's NATS connection shows (`/connz`).
+    public var connectionName: String
+
+    public init(servers: [String], commandEndpoint: String = WireProtocol.defaultCommandEndpoint,
+                pipeline: [String] = [], replicas: Int? = nil, duplicateWindow: Duration = .seconds(600),
+                requestTimeout: Duration = .seconds(5), ackWait: Duration = .seconds(30),
+                maxEventBytes: Int = WireProtocol.defaultMaxEventBytes, maxEventsInFlight: Int = 4_000,
+                connectionName: String = "eventbus-gateway") {
+        self.servers = servers
+        self.commandEndpoint = commandEndpoint
+        self.pipeline = pipeline
+        self.replicas = replicas ?? (servers.count >= 3 ? 3 : 1)
+        self.duplicateWindow = duplicateWindow
+        self.requestTimeout = requestTimeout
+        self.ackWait = ackWait
+        self.maxEventBytes = maxEventBytes
+        self.maxEventsInFlight = maxEventsInFlight
+        self.connectionName = connectionName
+    }
+
+    /// The stages in order: `in`, the pipeline's, `out`, `diag`.
+    public var stages: [String] { [Stage.in] + pipeline + [Stage.out, Stage.diag] }
+
+    /// The servers of a `--backend` value: `nats://h1:4222,h2:4222,h3:4222` or the same
+    /// with `nats://` before each; a host without a port gets 4222.
+    ///
+    /// - Throws: ``GatewayError/badBackend(_:_:)`` for an empty list or another scheme.
+    public static func servers(backend: String) throws(GatewayError) -> [String] {
+        let scheme = "nats://"
+        guard backend.hasPrefix(scheme) else { throw .badBackend(backend, "it must start with nats://") }
+        let entries = backend.dropFirst(scheme.count).split(separator: ",", omittingEmptySubsequences: false)
+        var servers: [String] = []
+        for raw in entries {
+            let entry = raw.hasPrefix(scheme) ? raw.dropFirst(scheme.count) : raw[...]
+            guard !entry.isEmpty, !entry.contains("/"), !entry.contains("://") else {
+                throw .badBackend(backend, "\"\(raw)\" is not host:port")
+            }
+            let hasPort = entry.split(separator: ":").count == 2 || (entry.hasPrefix("[") && entry.contains("]:"))
+            servers.append(scheme + entry + (hasPort ? "" : ":4222"))
+        }
+        return servers
+    }
+}

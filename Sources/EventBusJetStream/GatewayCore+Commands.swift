@@ -1,0 +1,110 @@
+import EventBus
+
+extension GatewayCore {
+    /// Handles one message from the ROUTER: framing as the broker checks it, then the verb.
+    func handle(_ frames: [[UInt8]]) {
+        let parsed: CommandMessage
+        do {
+            parsed = try CommandMessage.parse(frames)
+        } catch {
+            if !error.peer.isEmpty { sendError(to: error.peer, correlation: error.correlation, error.error) }
+            return
+        }
+        do throws(BusError) {
+            let message = try parsed.unbatched()
+            switch message.verb {
+            case .ping: reply(to: message.peer, correlation: message.correlation, [])
+            case .hello: try handleHello(message)
+            case .pub: try handlePub(message)
+            case .consume: try handleConsume(message)
+            case .ack: try handleAck(message)
+            case .cancel: try handleCancel(message)
+            case .stats: reply(to: message.peer, correlation: message.correlation, [statisticsJSON()])
+            case .req:
+                throw BusError(.unknownService, "the JetStream gateway does not route queries yet (REQ)")
+            case .pubs, .ok, .err, .evt, .evts, .end:
+                throw BusError(.badVerb, "frame 1: \(message.verb.rawValue) is not a request")
+            }
+        } catch {
+            sendError(to: parsed.peer, correlation: parsed.correlation, error)
+        }
+    }
+
+    /// HELLO: the gateway's stages, limits and features; records `compact_ok`.
+    ///
+    /// `batch` (EVTS) is not offered yet, so a client that asks for it gets EVT, as the
+    /// protocol lets a broker answer.
+    private func handleHello(_ message: CommandMessage) throws(BusError) {
+        guard let frame = message.arguments.first else { throw BusError(.badFrame, "HELLO: frame 3 (JSON) is missing") }
+        let hello: JSONValue
+        do { hello = try JSONParser.parse(frame) } catch { throw BusError(.badJSON, "frame 3: \(error)") }
+        guard case .object = hello else { throw BusError(.badArgs, "frame 3: must be a JSON object") }
+        if let compact = hello["compact_ok"] {
+            guard case .bool(let on) = compact else { throw BusError(.badArgs, "frame 3: compact_ok must be true or false") }
+            if on {
+                // ZeroMQ never says a peer left: bound the set as the broker does.
+                if compactPeers.count >= 10_000 { compactPeers.removeAll() }
+                compactPeers.insert(message.peer)
+            } else {
+                compactPeers.remove(message.peer)
+            }
+        }
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("protocol"); w.string("EB1")
+        w.key("backend"); w.string("jetstream")
+        w.key("stages"); w.beginArray(); for stage in config.stages { w.string(stage) }; w.endArray()
+        w.key("services"); w.beginArray(); w.endArray()
+        w.key("features"); w.beginArray(); w.string("compact_ok"); w.string("pubs"); w.endArray()
+        w.key("batch"); w.bool(false)
+        w.key("compact_ok"); w.bool(compactPeers.contains(message.peer))
+        w.key("limits"); w.beginObject()
+        w.key("max_event_bytes"); w.int(config.maxEventBytes)
+        w.key("max_batch_events"); w.int(WireProtocol.maxBatchEvents)
+        w.key("max_batch_bytes"); w.int(WireProtocol.maxBatchBytes)
+        w.key("max_credit"); w.int(WireProtocol.maxCredit)
+        w.key("request_timeout_ms"); w.int(Int(config.requestTimeout.components.seconds * 1_000
+            + config.requestTimeout.components.attoseconds / 1_000_000_000_000_000))
+        w.endObject()
+        w.endObject()
+        reply(to: message.peer, correlation: message.correlation, [w.bytes])
+    }
+
+    /// STATS: what this gateway holds (it keeps no log of its own).
+    func statisticsJSON() -> [UInt8] {
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("backend"); w.string("jetstream")
+        w.key("servers"); w.beginArray(); for server in config.servers { w.string(server) }; w.endArray()
+        w.key("connected_url"); if let url = connection.connectedURL { w.string(url) } else { w.null() }
+        w.key("replicas"); w.int(config.replicas)
+        w.key("events_in_flight"); w.int(confirms.eventsInFlight)
+        w.key("consumers"); w.beginArray()
+        for (name, attachment) in consumers.sorted(by: { $0.key < $1.key }) {
+            w.beginObject()
+            w.key("name"); w.string(name)
+            w.key("stage"); w.string(attachment.request.stage)
+            w.key("in_flight"); w.int(attachment.window.count)
+            w.key("credit"); w.int(attachment.request.credit)
+            w.key("connected"); w.bool(true)
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+        return w.bytes
+    }
+
+    /// Everything the inbox holds, in order.
+    func handleInbox() {
+        for event in inbox.take() {
+            switch event {
+            case .published(let ticket, let result): published(ticket, result)
+            case .attached(let token, let first): attached(token: token, first: first)
+            case .attachFailed(let token, let error): attachFailed(token: token, error)
+            case .fetched(let token, let messages): fetched(token: token, messages)
+            case .fetchFailed(let token, let error):
+                logger.warning("fetch failed; retrying", metadata: ["bus.consumer_token": "\(token)", "error.type": "\(error)"])
+            }
+        }
+    }
+}

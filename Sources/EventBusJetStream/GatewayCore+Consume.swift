@@ -1,0 +1,132 @@
+import EventBus
+import NATS
+
+extension GatewayCore {
+    /// CONSUME: takes the name over from another peer (END to it) or restarts it for this
+    /// one, then sets up the durable consumer on a worker; the OK goes when it is ready.
+    func handleConsume(_ message: CommandMessage) throws(BusError) {
+        let request = try ConsumeRequest.parse(message, stages: config.stages)
+        if let previous = consumers[request.name] {
+            if previous.peer != message.peer {
+                send(to: previous.peer, [WireProtocol.signature, Verb.end.bytes, Array(request.name.utf8),
+                                         Array("taken over by another CONSUME".utf8)])
+            }
+            detach(request.name)
+        }
+        let token = nextToken
+        nextToken += 1
+        let setup = FetchWorker.Setup(stream: StageStream(stage: request.stage), durable: DurableName.make(request.name),
+                                      start: request.start, ackWait: config.ackWait)
+        let worker = FetchWorker(token: token, credit: request.credit, setup: setup, jetStream: jetStream, inbox: inbox)
+        consumers[request.name] = Attachment(request: request, peer: message.peer, correlation: message.correlation, worker: worker)
+    }
+
+    /// ACK NAME SEQ: acks in JetStream every EVT in flight up to SEQ; no reply unless it fails.
+    func handleAck(_ message: CommandMessage) throws(BusError) {
+        let arguments = Array(message.arguments)
+        guard arguments.count >= 2 else {
+            throw BusError(.badFrame, "ACK: frame \(3 + arguments.count) (\(arguments.isEmpty ? "NAME" : "SEQ")) is missing")
+        }
+        let attachment = try own(message)
+        guard let seq = UInt64(String(decoding: arguments[1], as: UTF8.self)), seq >= 1 else {
+            throw BusError(.badArgs, "frame 4: SEQ must be a decimal from 1 to the stream's last sequence")
+        }
+        let acked = attachment.window.acknowledge(upTo: seq)
+        for message in acked {
+            do { try message.ack() } catch {
+                logger.warning("JetStream ack failed; the event comes again", metadata: ["error.type": "\(error)"])
+            }
+        }
+        attachment.worker.release(acked.count)
+    }
+
+    /// CANCEL NAME: stops delivery; what was in flight comes again at the next CONSUME.
+    func handleCancel(_ message: CommandMessage) throws(BusError) {
+        guard !message.arguments.isEmpty else { throw BusError(.badFrame, "CANCEL: frame 3 (NAME) is missing") }
+        let attachment = try own(message)
+        detach(attachment.request.name)
+        reply(to: message.peer, correlation: message.correlation, [])
+    }
+
+    private func own(_ message: CommandMessage) throws(BusError) -> Attachment {
+        let name = String(decoding: message.arguments[message.arguments.startIndex], as: UTF8.self)
+        guard let attachment = consumers[name], attachment.peer == message.peer, attachment.confirmed else {
+            throw BusError(.badArgs, "frame 3: no consumer \"\(name.prefix(64))\" on this connection")
+        }
+        return attachment
+    }
+
+    /// Stops the consumer's worker and gives its unacked events back to JetStream (nak),
+    /// so that the next CONSUME gets them at once rather than after the ack wait.
+    func detach(_ name: String) {
+        guard let attachment = consumers.removeValue(forKey: name) else { return }
+        attachment.worker.stop()
+        for message in attachment.window.drain() { try? message.nak() }
+        logger.info("consumer detached", metadata: ["bus.consumer": "\(name)"])
+    }
+
+    private func attachment(token: UInt64) -> Attachment? {
+        consumers.values.first { $0.worker.token == token }
+    }
+
+    func attached(token: UInt64, first: UInt64) {
+        guard let attachment = attachment(token: token) else { return }
+        attachment.confirmed = true
+        logger.info("consumer attached", metadata: [
+            "bus.consumer": "\(attachment.request.name)", "bus.stage": "\(attachment.request.stage)", "bus.seq": "\(first)",
+        ])
+        reply(to: attachment.peer, correlation: attachment.correlation, [Array(String(first).utf8)])
+    }
+
+    func attachFailed(token: UInt64, _ error: NATSError) {
+        guard let attachment = attachment(token: token) else { return }
+        consumers[attachment.request.name] = nil
+        logger.warning("consumer could not be set up", metadata: ["bus.consumer": "\(attachment.request.name)", "error.type": "\(error)"])
+        sendError(to: attachment.peer, correlation: attachment.correlation,
+                  BusError(.busy, "JetStream could not set up consumer \(attachment.request.name) (\(error)); retry later"))
+    }
+
+    /// Messages fetched for a consumer: each one that matches goes out as an EVT with its
+    /// stream sequence as SEQ; one that does not is acked at once. Messages for a consumer
+    /// that detached meanwhile go back (nak).
+    func fetched(token: UInt64, _ messages: [JetStreamMessage]) {
+        guard let attachment = attachment(token: token), attachment.confirmed else {
+            for message in messages { try? message.nak() }
+            return
+        }
+        let name = Array(attachment.request.name.utf8)
+        var skipped = 0
+        for (position, message) in messages.enumerated() {
+            let seq: UInt64
+            let envelope: EnvelopeFields
+            do {
+                seq = try message.metadata().streamSequence
+                envelope = try EventValidator.scanEnvelope(message.payload)
+            } catch {
+                // Only events the gateway checked are in the stream; something else wrote this.
+                logger.error("not an event; skipped", metadata: ["nats.subject": "\(message.subject)", "error.type": "\(error)"])
+                try? message.ack()
+                skipped += 1
+                continue
+            }
+            let topic = Topic.make(stage: attachment.request.stage, subject: envelope.subject, type: envelope.type)
+            guard attachment.request.delivers(topic: topic, type: envelope.type) else {
+                try? message.ack()
+                skipped += 1
+                continue
+            }
+            guard attachment.window.deliver(seq, message) else {
+                skipped += 1  // a redelivery of an EVT the client holds: not sent twice
+                continue
+            }
+            let sent = send(to: attachment.peer, [WireProtocol.signature, Verb.evt.bytes, name, Array(String(seq).utf8), topic, message.payload])
+            if !sent {
+                // The peer is gone: everything it held and the rest of this fetch go back.
+                for rest in messages.dropFirst(position + 1) { try? rest.nak() }
+                detach(attachment.request.name)
+                return
+            }
+        }
+        attachment.worker.release(skipped)
+    }
+}

@@ -1,0 +1,208 @@
+import EventBus
+import Logging
+import NATS
+import ZeroMQ
+
+/// The gateway's state and its poll loop, owned by the thread in ``Gateway/run()``.
+///
+/// One pass reads the commands waiting on the ROUTER (unless ``GatewayConfig/maxEventsInFlight``
+/// events wait for acks), then everything the inbox holds — publish acks, consumers set
+/// up, messages fetched — and then fails the PUBs whose deadline passed.
+final class GatewayCore {
+    let config: GatewayConfig
+    let logger: Logger
+    let context: Context
+    let router: Socket
+    let connection: Connection
+    let jetStream: JetStream
+    let inbox: GatewayInbox
+    var confirms = ConfirmQueue()
+    /// The messages published and not acked yet, by ticket: kept to publish again.
+    var outgoing: [ConfirmQueue.Ticket: Outgoing] = [:]
+    /// Messages to publish again once their time comes (JetStream still had their id in process).
+    var retries: [(due: ContinuousClock.Instant, ticket: ConfirmQueue.Ticket)] = []
+    /// Peers that asked for compact confirms in HELLO.
+    var compactPeers: Set<[UInt8]> = []
+    /// Attached consumers by EB1 NAME.
+    var consumers: [String: Attachment] = [:]
+    var nextToken: UInt64 = 1
+    let clock = ContinuousClock()
+
+    /// One message on its way, as it is published again if it must be.
+    struct Outgoing {
+        let subject: String
+        let event: PublishPlan.Event
+        /// The first event of the PUB it answers, for error messages.
+        let position: Int
+    }
+
+    /// One consumer attached to one peer.
+    final class Attachment {
+        let request: ConsumeRequest
+        let peer: [UInt8]
+        let correlation: [UInt8]
+        let worker: FetchWorker
+        var window: DeliveryWindow<JetStreamMessage>
+        /// Whether its OK went out (EVTs only after it).
+        var confirmed = false
+
+        init(request: ConsumeRequest, peer: [UInt8], correlation: [UInt8], worker: FetchWorker) {
+            self.request = request
+            self.peer = peer
+            self.correlation = correlation
+            self.worker = worker
+            self.window = DeliveryWindow(credit: request.credit)
+        }
+    }
+
+    init(config: GatewayConfig, logger: Logger) throws(GatewayError) {
+        self.config = config
+        self.logger = logger
+        do {
+            connection = try Connection(ConnectOptions(
+                servers: config.servers, name: config.connectionName, timeout: .seconds(2),
+                allowReconnect: true, maxReconnect: -1, reconnectWait: .seconds(1)))
+        } catch {
+            throw .unreachable(servers: config.servers, error)
+        }
+        do {
+            jetStream = try JetStream(connection: connection, options: JetStreamOptions(
+                requestTimeout: config.requestTimeout, asyncAckTimeout: config.requestTimeout,
+                maxPendingAsync: config.maxEventsInFlight + WireProtocol.maxBatchEvents))
+        } catch {
+            throw .unreachable(servers: config.servers, error)
+        }
+        for stage in config.stages {
+            try Self.ensureStream(StageStream(stage: stage), config: config, jetStream: jetStream, logger: logger)
+        }
+        do {
+            inbox = try GatewayInbox()
+            context = try Context()
+            router = try Socket(context: context, type: .router)
+            try router.setRouterMandatory(true)
+            try router.setMaxMessageSize(Int64(8 * 1024 * 1024))
+            try router.setLinger(0)
+            try router.bind(config.commandEndpoint)
+        } catch {
+            throw .cannotBind(endpoint: config.commandEndpoint, "\(error)")
+        }
+        logger.info("gateway serving", metadata: [
+            "bus.command": "\(commandEndpoint)", "nats.servers": "\(config.servers.joined(separator: ","))",
+            "nats.replicas": "\(config.replicas)", "bus.stages": "\(config.stages.joined(separator: ","))",
+        ])
+    }
+
+    var commandEndpoint: String { (try? router.lastEndpoint) ?? config.commandEndpoint }
+
+    /// Makes the stage's stream when it is missing; one that exists is used as it is.
+    static func ensureStream(_ stream: StageStream, config: GatewayConfig, jetStream: JetStream,
+                             logger: Logger) throws(GatewayError) {
+        do {
+            let info = try jetStream.streamInfo(stream.name)
+            if info.config.replicas != config.replicas {
+                logger.warning("stream exists with another replica count; used as it is", metadata: [
+                    "nats.stream": "\(stream.name)", "nats.replicas": "\(info.config.replicas)",
+                ])
+            }
+        } catch where error.isNotFound {
+            do {
+                try jetStream.addStream(stream.config(replicas: config.replicas, duplicateWindow: config.duplicateWindow))
+                logger.info("stream created", metadata: ["nats.stream": "\(stream.name)", "nats.replicas": "\(config.replicas)"])
+            } catch {
+                throw .streamUnavailable(stream: stream.name, servers: config.servers, error)
+            }
+        } catch {
+            throw .streamUnavailable(stream: stream.name, servers: config.servers, error)
+        }
+    }
+
+    // MARK: The loop
+
+    func run(until stopped: () -> Bool) {
+        var withCommands = Poller()
+        withCommands.add(router)
+        withCommands.add(fileDescriptor: inbox.wakeup.fileDescriptor)
+        var inboxOnly = Poller()
+        inboxOnly.add(fileDescriptor: inbox.wakeup.fileDescriptor)
+        while !stopped() {
+            let accepting = confirms.eventsInFlight < config.maxEventsInFlight
+            do {
+                if accepting {
+                    let ready = try withCommands.poll(timeoutMilliseconds: pollTimeout())
+                    if ready[0].contains(.readable) { readCommands() }
+                } else {
+                    _ = try inboxOnly.poll(timeoutMilliseconds: pollTimeout())
+                }
+            } catch {
+                logger.error("poll failed", metadata: ["error.type": "\(error)"])
+                break
+            }
+            handleInbox()
+            retryDue()
+            expire()
+        }
+        shutDown()
+    }
+
+    /// Until the next PUB deadline or retry, at most 100 ms.
+    private func pollTimeout() -> Int {
+        guard let deadline = [confirms.nextDeadline, retries.first?.due].compactMap({ $0 }).min() else { return 100 }
+        let left = clock.now.duration(to: deadline)
+        return max(0, min(100, Int(left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000) + 1))
+    }
+
+    private func readCommands() {
+        for _ in 0..<1_000 {
+            let frames: [[UInt8]]?
+            do {
+                frames = try router.receive(dontWait: true)
+            } catch {
+                logger.warning("receive failed", metadata: ["error.type": "\(error)"])
+                return
+            }
+            guard let frames else { return }
+            handle(frames)
+            if confirms.eventsInFlight >= config.maxEventsInFlight { return }
+        }
+    }
+
+    /// Stops reading commands, waits for the PUBs in flight to be answered (at most their
+    /// deadline), gives every consumer's unacked events back, and closes.
+    private func shutDown() {
+        while confirms.batchCount > 0 {
+            var poller = Poller()
+            poller.add(fileDescriptor: inbox.wakeup.fileDescriptor)
+            _ = try? poller.poll(timeoutMilliseconds: pollTimeout())
+            handleInbox()
+            retryDue()
+            expire()
+        }
+        for name in Array(consumers.keys) { detach(name) }
+        router.close()
+        connection.close()
+        logger.info("gateway stopped")
+    }
+
+    // MARK: Replies
+
+    func reply(to peer: [UInt8], correlation: [UInt8], _ frames: [[UInt8]]) {
+        _ = send(to: peer, [WireProtocol.signature, Verb.ok.bytes, correlation] + frames)
+    }
+
+    func sendError(to peer: [UInt8], correlation: [UInt8], _ error: BusError) {
+        _ = send(to: peer, [WireProtocol.signature, Verb.err.bytes, correlation, Array(error.code.wire.utf8), Array(error.message.utf8)])
+    }
+
+    /// Sends without waiting; `false` when the peer is gone or its queue is full.
+    @discardableResult
+    func send(to peer: [UInt8], _ frames: [[UInt8]]) -> Bool {
+        do {
+            if try router.send(peer, frames, dontWait: true) { return true }
+            logger.warning("peer's queue is full; message dropped", metadata: ["bus.verb": "\(String(decoding: frames[1], as: UTF8.self))"])
+            return false
+        } catch {
+            logger.debug("peer gone", metadata: ["error.type": "\(error)"])
+            return false
+        }
+    }
+}

