@@ -36,23 +36,21 @@ public final class BrokerProcess: @unchecked Sendable {
             standardError: .file(stderrFile.path))
         self.process = process
         logger.debug("broker started", metadata: ["pid": "\(process.processIdentifier)", "command": "\(commandEndpoint)"])
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
+        var patience = Patience(timeout)
         let probe = try Socket(context: context, type: .dealer)
         defer { probe.close() }
         try probe.setLinger(0)
         try probeKeys?.apply(to: probe)
         try probe.connect(commandEndpoint)
-        while clock.now < deadline {
+        var looks = 0
+        repeat {
             guard process.isRunning else { throw ProcessError("broker exited: \(log)") }
-            try probe.send([Array("EB1".utf8), Array("PING".utf8), Array("probe".utf8)])
-            // A PING a 200 ms, its answer polled for meanwhile.
-            let resend = min(clock.now + .milliseconds(200), deadline)
-            while clock.now < resend {
-                if let reply = try probe.receive(dontWait: true), reply.count == 3 { return }
-                try await Task.sleep(for: .milliseconds(10))
-            }
-        }
+            // A PING every 20 looks (about 200 ms), its answer polled for at each.
+            if looks % 20 == 0 { try probe.send([Array("EB1".utf8), Array("PING".utf8), Array("probe".utf8)]) }
+            looks += 1
+            if let reply = try probe.receive(dontWait: true), reply.count == 3 { return }
+            try await Task.sleep(for: .milliseconds(10))
+        } while patience.allowsAnotherLook()
         throw ProcessError("broker did not answer PING within \(timeout): \(log)")
     }
 

@@ -73,9 +73,9 @@ public final class SupervisedPipeline: @unchecked Sendable {
 
     /// Waits until every stage consumes (the supervisor's ready line).
     public func waitUntilReady(seconds: Double = 30) async throws {
-        let deadline = ContinuousClock.now + .seconds(seconds)
+        var patience = Patience(.seconds(seconds))
         while !supervisor.isReady {
-            guard ContinuousClock.now < deadline else { throw ProcessError("pipeline not ready within \(seconds) s") }
+            guard patience.allowsAnotherLook() else { throw ProcessError("pipeline not ready within \(seconds) s") }
             try await Task.sleep(for: .milliseconds(50))
         }
     }
@@ -83,11 +83,11 @@ public final class SupervisedPipeline: @unchecked Sendable {
     /// Polls STATS until `condition` holds, at most `seconds`; the last STATS on success.
     @discardableResult
     public func waitForStats(_ what: String, seconds: Double = 20, _ condition: (JSONValue) -> Bool) async throws -> JSONValue {
-        let deadline = ContinuousClock.now + .seconds(seconds)
+        var patience = Patience(.seconds(seconds))
         while true {
             let stats = try stats()
             if condition(stats) { return stats }
-            guard ContinuousClock.now < deadline else { throw ProcessError("\(what): not within \(seconds) s; STATS \(stats)") }
+            guard patience.allowsAnotherLook() else { throw ProcessError("\(what): not within \(seconds) s; STATS \(stats)") }
             try await Task.sleep(for: .milliseconds(20))  // a poll interval, not a wait for something to happen
         }
     }

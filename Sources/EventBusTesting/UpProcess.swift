@@ -31,13 +31,13 @@ public final class UpProcess: @unchecked Sendable {
             standardError: .file(stderrFile.path))
         self.process = process
         logger.debug("eventbus up started", metadata: ["pid": "\(process.processIdentifier)"])
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while clock.now < deadline {
+        var patience = Patience(timeout)
+        repeat {
             if log.contains("eventbus ready") { return }
             guard process.isRunning else { throw ProcessError("eventbus up exited: \(log)") }
             try await Task.sleep(for: .milliseconds(50))  // a poll interval
-        }
+        } while patience.allowsAnotherLook()
+        if log.contains("eventbus ready") { return }
         throw ProcessError("eventbus up not ready within \(timeout): \(log)")
     }
 
