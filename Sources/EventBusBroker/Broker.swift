@@ -60,11 +60,28 @@ public final class Broker: Sendable {
     }
 }
 
-/// Errors of the broker's own lifecycle.
+/// Errors of the broker's own lifecycle: a ``Code`` to act on, a sentence to read.
 public struct BrokerError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure it is; `eventbus` chooses its exit status by it.
+    public enum Code: String, Sendable, Equatable {
+        /// `run()` was called while the broker was already running.
+        case alreadyRunning = "already_running"
+        /// A setting the broker refuses to run with: a bind without keys beyond loopback,
+        /// a data directory open to group or others. Restarting does not help; the setting must change.
+        case refusedSetting = "refused_setting"
+        /// The data directory (or an ipc socket file) cannot be created, read or restricted.
+        case dataDirectory = "data_directory"
+        /// An fsync of the log failed: the broker stopped without confirming more.
+        case fsyncFailed = "fsync_failed"
+    }
+
+    public let code: Code
     public let description: String
-    /// Creates an error with a sentence saying what went wrong.
-    public init(description: String) { self.description = description }
+    /// Creates an error with its code and a sentence saying what went wrong.
+    public init(_ code: Code, _ description: String) {
+        self.code = code
+        self.description = description
+    }
     /// `run()` was called while the broker was already running.
-    public static let alreadyRunning = BrokerError(description: "the broker is already running")
+    public static let alreadyRunning = BrokerError(.alreadyRunning, "the broker is already running")
 }

@@ -16,18 +16,18 @@ public struct MetricsAddress: Sendable, Equatable, CustomStringConvertible {
         let portText: Substring
         if text.hasPrefix("[") {
             guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
-                throw MetricsServerError("--metrics \(text): expected [::1]:PORT")
+                throw MetricsServerError(.invalidAddress, "--metrics \(text): expected [::1]:PORT")
             }
             host = text[text.index(after: text.startIndex)..<close]
             portText = text[text.index(close, offsetBy: 2)...]
         } else {
-            guard let colon = text.lastIndex(of: ":") else { throw MetricsServerError("--metrics \(text): expected HOST:PORT") }
+            guard let colon = text.lastIndex(of: ":") else { throw MetricsServerError(.invalidAddress, "--metrics \(text): expected HOST:PORT") }
             host = text[..<colon]
             portText = text[text.index(after: colon)...]
         }
-        guard let port = UInt16(portText) else { throw MetricsServerError("--metrics \(text): the port must be 0 to 65535") }
+        guard let port = UInt16(portText) else { throw MetricsServerError(.invalidAddress, "--metrics \(text): the port must be 0 to 65535") }
         guard Self.isLoopback(host) else {
-            throw MetricsServerError("--metrics \(text): the metrics endpoint binds loopback only (127.0.0.1, [::1] or localhost)")
+            throw MetricsServerError(.invalidAddress, "--metrics \(text): the metrics endpoint binds loopback only (127.0.0.1, [::1] or localhost)")
         }
         self.host = host == "localhost" ? "127.0.0.1" : String(host)
         self.port = port

@@ -39,12 +39,12 @@ public final class MetricsServer: Sendable {
         self.logger = logger
         let family = address.isIPv6 ? AF_INET6 : AF_INET
         let fd = socket(family, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw MetricsServerError("metrics endpoint: socket() failed: \(Self.lastError())") }
+        guard fd >= 0 else { throw MetricsServerError(.system, "metrics endpoint: socket() failed: \(Self.lastError())") }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         do throws(MetricsServerError) {
             let port = try Self.bind(fd, address)
-            guard listen(fd, 16) == 0 else { throw MetricsServerError("metrics endpoint \(address): listen() failed: \(Self.lastError())") }
+            guard listen(fd, 16) == 0 else { throw MetricsServerError(.system, "metrics endpoint \(address): listen() failed: \(Self.lastError())") }
             self.address = MetricsAddress(host: address.host, port: port)
         } catch {
             close(fd)
@@ -126,7 +126,7 @@ public final class MetricsServer: Sendable {
             socketAddress.sin6_family = sa_family_t(AF_INET6)
             socketAddress.sin6_port = address.port.bigEndian
             guard inet_pton(AF_INET6, address.host, &socketAddress.sin6_addr) == 1 else {
-                throw MetricsServerError("metrics endpoint \(address): not an IPv6 address")
+                throw MetricsServerError(.invalidAddress, "metrics endpoint \(address): not an IPv6 address")
             }
             port = bindAndName(fd, &socketAddress) ? UInt16(bigEndian: socketAddress.sin6_port) : nil
         } else {
@@ -134,11 +134,11 @@ public final class MetricsServer: Sendable {
             socketAddress.sin_family = sa_family_t(AF_INET)
             socketAddress.sin_port = address.port.bigEndian
             guard inet_pton(AF_INET, address.host, &socketAddress.sin_addr) == 1 else {
-                throw MetricsServerError("metrics endpoint \(address): not an IPv4 address")
+                throw MetricsServerError(.invalidAddress, "metrics endpoint \(address): not an IPv4 address")
             }
             port = bindAndName(fd, &socketAddress) ? UInt16(bigEndian: socketAddress.sin_port) : nil
         }
-        guard let port else { throw MetricsServerError("metrics endpoint \(address): bind failed: \(lastError())") }
+        guard let port else { throw MetricsServerError(.system, "metrics endpoint \(address): bind failed: \(lastError())") }
         return port
     }
 

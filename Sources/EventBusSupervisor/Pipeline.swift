@@ -21,10 +21,10 @@ public struct Pipeline: Sendable, Equatable {
         var seen: Set<String> = []
         for stage in stages {
             guard Stage.isValidName(stage.name) else {
-                throw PipelineError("pipeline stage \"\(stage.name)\": a name must match [a-z0-9_-]{1,64} and not be in, out or diag")
+                throw PipelineError(.pipeline, "pipeline stage \"\(stage.name)\": a name must match [a-z0-9_-]{1,64} and not be in, out or diag")
             }
             guard seen.insert(stage.name).inserted else {
-                throw PipelineError("pipeline stage \"\(stage.name)\" appears twice: a stage would consume its own output (a cycle)")
+                throw PipelineError(.pipeline, "pipeline stage \"\(stage.name)\" appears twice: a stage would consume its own output (a cycle)")
             }
         }
         self.stages = stages
@@ -45,7 +45,7 @@ public struct Pipeline: Sendable, Equatable {
     public static func parse(list: String, pluginDirectory: String?) throws(PipelineError) -> Pipeline {
         let entries = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         guard !entries.contains(where: \.isEmpty) else {
-            throw PipelineError("--pipeline \"\(list)\": an entry is empty")
+            throw PipelineError(.pipeline, "--pipeline \"\(list)\": an entry is empty")
         }
         var stages: [PipelineStage] = []
         for entry in entries {
@@ -63,11 +63,11 @@ public struct Pipeline: Sendable, Equatable {
     /// The executable of the built-in plugin `name`.
     static func builtin(_ name: String, in directory: String) throws(PipelineError) -> String {
         guard Stage.isValidName(name) else {
-            throw PipelineError("pipeline stage \"\(name)\": a name must match [a-z0-9_-]{1,64} and not be in, out or diag")
+            throw PipelineError(.pipeline, "pipeline stage \"\(name)\": a name must match [a-z0-9_-]{1,64} and not be in, out or diag")
         }
         let path = directory + "/" + name
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw PipelineError("unknown plugin \"\(name)\": no executable \(path); give it a command in the config file, or use external:\(name) for a plugin that connects by itself")
+            throw PipelineError(.pipeline, "unknown plugin \"\(name)\": no executable \(path); give it a command in the config file, or use external:\(name) for a plugin that connects by itself")
         }
         return path
     }

@@ -22,49 +22,49 @@ public enum SecurityConfigFile {
     public static func load(path: String) throws(PipelineError) -> SecurityConfig {
         let text: String
         do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-            throw PipelineError("cannot read security file \(path): \(error.localizedDescription)")
+            throw PipelineError(.securityFile, "cannot read security file \(path): \(error.localizedDescription)")
         }
         let node: Any?
         do { node = try Yams.load(yaml: text) } catch {
-            throw PipelineError("security file \(path) is not valid YAML: \(error)")
+            throw PipelineError(.securityFile, "security file \(path) is not valid YAML: \(error)")
         }
         guard let root = node as? [String: Any] else {
-            throw PipelineError("security file \(path): the top level must be a mapping")
+            throw PipelineError(.securityFile, "security file \(path): the top level must be a mapping")
         }
         let known: Set<String> = ["secret_key_file", "clients"]
         if let unknown = root.keys.first(where: { !known.contains($0) }) {
-            throw PipelineError("security file \(path): unknown key \"\(unknown)\" (known: \(known.sorted().joined(separator: ", ")))")
+            throw PipelineError(.securityFile, "security file \(path): unknown key \"\(unknown)\" (known: \(known.sorted().joined(separator: ", ")))")
         }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         func resolve(_ file: String) -> String {
             file.hasPrefix("/") ? file : folder.appendingPathComponent(file).path
         }
         guard let secretFile = root["secret_key_file"] as? String else {
-            throw PipelineError("security file \(path): secret_key_file (the broker's secret key file) is required")
+            throw PipelineError(.securityFile, "security file \(path): secret_key_file (the broker's secret key file) is required")
         }
         let secretKey: String
         do { secretKey = try CurveKeyFile.read(resolve(secretFile), secret: true) } catch {
-            throw PipelineError("security file \(path): \(error)")
+            throw PipelineError(.securityFile, "security file \(path): \(error)")
         }
         var clients: [SecurityConfig.Client] = []
         for (index, entry) in ((root["clients"] as? [Any]) ?? []).enumerated() {
             let field = "clients[\(index)]"
             guard let map = entry as? [String: Any], let name = map["name"] as? String else {
-                throw PipelineError("security file \(path): \(field) must be a mapping with a name")
+                throw PipelineError(.securityFile, "security file \(path): \(field) must be a mapping with a name")
             }
             let allowed: Set<String> = ["name", "public_key", "public_key_file", "role", "roles"]
             if let unknown = map.keys.first(where: { !allowed.contains($0) }) {
-                throw PipelineError("security file \(path): \(field) has an unknown key \"\(unknown)\"")
+                throw PipelineError(.securityFile, "security file \(path): \(field) has an unknown key \"\(unknown)\"")
             }
             let publicKey: String
             if let key = map["public_key"] as? String {
                 publicKey = key
             } else if let file = map["public_key_file"] as? String {
                 do { publicKey = try CurveKeyFile.read(resolve(file), secret: false) } catch {
-                    throw PipelineError("security file \(path): \(field): \(error)")
+                    throw PipelineError(.securityFile, "security file \(path): \(field): \(error)")
                 }
             } else {
-                throw PipelineError("security file \(path): \(field) needs public_key or public_key_file")
+                throw PipelineError(.securityFile, "security file \(path): \(field) needs public_key or public_key_file")
             }
             let roleNames: [String]
             if let role = map["role"] as? String {
@@ -72,12 +72,12 @@ public enum SecurityConfigFile {
             } else if let roles = map["roles"] as? [String] {
                 roleNames = roles
             } else {
-                throw PipelineError("security file \(path): \(field) needs role (or roles)")
+                throw PipelineError(.securityFile, "security file \(path): \(field) needs role (or roles)")
             }
             var roles: [Role] = []
             for roleName in roleNames {
                 guard let role = Role(roleName) else {
-                    throw PipelineError("security file \(path): \(field): unknown role \"\(roleName)\" "
+                    throw PipelineError(.securityFile, "security file \(path): \(field): unknown role \"\(roleName)\" "
                         + "(backend, plugin:NAME, subscriber, admin)")
                 }
                 roles.append(role)
@@ -85,7 +85,7 @@ public enum SecurityConfigFile {
             clients.append(SecurityConfig.Client(name: name, publicKey: publicKey, roles: roles))
         }
         let config = SecurityConfig(secretKey: secretKey, clients: clients)
-        do { try config.validate() } catch { throw PipelineError("security file \(path): \(error)") }
+        do { try config.validate() } catch { throw PipelineError(.securityFile, "security file \(path): \(error)") }
         return config
     }
 }

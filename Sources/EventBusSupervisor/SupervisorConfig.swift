@@ -48,18 +48,18 @@ public struct SupervisorConfig: Sendable {
     public static func load(path: String, base: BrokerConfig, pluginDirectory: String) throws(PipelineError) -> (BrokerConfig, Pipeline?) {
         let text: String
         do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-            throw PipelineError("cannot read config file \(path): \(error.localizedDescription)")
+            throw PipelineError(.configFile, "cannot read config file \(path): \(error.localizedDescription)")
         }
         let node: Any?
         do { node = try Yams.load(yaml: text) } catch {
-            throw PipelineError("config file \(path) is not valid YAML: \(error)")
+            throw PipelineError(.configFile, "config file \(path) is not valid YAML: \(error)")
         }
         guard let root = node as? [String: Any] else {
-            throw PipelineError("config file \(path): the top level must be a mapping")
+            throw PipelineError(.configFile, "config file \(path): the top level must be a mapping")
         }
         let known: Set<String> = ["data_dir", "command", "stream", "fsync", "pipeline", "security", "allow_insecure_bind", "allow_shared_data_dir"]
         if let unknown = root.keys.first(where: { !known.contains($0) }) {
-            throw PipelineError("config file \(path): unknown key \"\(unknown)\" (known: \(known.sorted().joined(separator: ", ")))")
+            throw PipelineError(.configFile, "config file \(path): unknown key \"\(unknown)\" (known: \(known.sorted().joined(separator: ", ")))")
         }
         var broker = base
         if let value = root["data_dir"] { broker.dataDirectory = try string(value, "data_dir", path) }
@@ -68,7 +68,7 @@ public struct SupervisorConfig: Sendable {
         if let value = root["fsync"] {
             let text = try string(value, "fsync", path)
             guard let policy = FsyncPolicy(rawValue: text) else {
-                throw PipelineError("config file \(path): fsync must be always, periodic or off")
+                throw PipelineError(.configFile, "config file \(path): fsync must be always, periodic or off")
             }
             broker.fsync = policy
         }
@@ -78,16 +78,16 @@ public struct SupervisorConfig: Sendable {
             broker.security = try SecurityConfigFile.load(path: file.hasPrefix("/") ? file : folder.appendingPathComponent(file).path)
         }
         if let value = root["allow_insecure_bind"] {
-            guard let allow = value as? Bool else { throw PipelineError("config file \(path): allow_insecure_bind must be true or false") }
+            guard let allow = value as? Bool else { throw PipelineError(.configFile, "config file \(path): allow_insecure_bind must be true or false") }
             broker.allowInsecureBind = allow
         }
         if let value = root["allow_shared_data_dir"] {
-            guard let allow = value as? Bool else { throw PipelineError("config file \(path): allow_shared_data_dir must be true or false") }
+            guard let allow = value as? Bool else { throw PipelineError(.configFile, "config file \(path): allow_shared_data_dir must be true or false") }
             broker.allowSharedDataDirectory = allow
         }
         guard let list = root["pipeline"] else { return (broker, nil) }
         guard let entries = list as? [Any] else {
-            throw PipelineError("config file \(path): pipeline must be a list of stages")
+            throw PipelineError(.configFile, "config file \(path): pipeline must be a list of stages")
         }
         var stages: [PipelineStage] = []
         for (index, entry) in entries.enumerated() {
@@ -97,18 +97,18 @@ public struct SupervisorConfig: Sendable {
                 continue
             }
             guard let map = entry as? [String: Any], let name = map["name"] as? String else {
-                throw PipelineError("config file \(path): \(field) must be a name or a mapping with a name")
+                throw PipelineError(.configFile, "config file \(path): \(field) must be a name or a mapping with a name")
             }
             let allowed: Set<String> = ["name", "command", "args", "external"]
             if let unknown = map.keys.first(where: { !allowed.contains($0) }) {
-                throw PipelineError("config file \(path): \(field) has an unknown key \"\(unknown)\"")
+                throw PipelineError(.configFile, "config file \(path): \(field) has an unknown key \"\(unknown)\"")
             }
             let arguments = try strings(map["args"] ?? [String](), "\(field).args", path)
             if map["external"] as? Bool == true {
                 stages.append(PipelineStage(name: name, launch: .external))
             } else if let command = map["command"] {
                 let words = try strings(command, "\(field).command", path)
-                guard let executable = words.first else { throw PipelineError("config file \(path): \(field).command is empty") }
+                guard let executable = words.first else { throw PipelineError(.configFile, "config file \(path): \(field).command is empty") }
                 stages.append(PipelineStage(name: name, launch: .process(executable: executable, arguments: Array(words.dropFirst()) + arguments)))
             } else {
                 stages.append(PipelineStage(name: name, launch: .process(executable: try Pipeline.builtin(name, in: pluginDirectory), arguments: arguments)))
@@ -118,13 +118,13 @@ public struct SupervisorConfig: Sendable {
     }
 
     private static func string(_ value: Any, _ key: String, _ path: String) throws(PipelineError) -> String {
-        guard let text = value as? String else { throw PipelineError("config file \(path): \(key) must be a string") }
+        guard let text = value as? String else { throw PipelineError(.configFile, "config file \(path): \(key) must be a string") }
         return text
     }
 
     private static func strings(_ value: Any, _ key: String, _ path: String) throws(PipelineError) -> [String] {
         guard let list = value as? [Any], list.allSatisfy({ $0 is String }) else {
-            throw PipelineError("config file \(path): \(key) must be a list of strings")
+            throw PipelineError(.configFile, "config file \(path): \(key) must be a list of strings")
         }
         return list.compactMap { $0 as? String }
     }

@@ -123,7 +123,7 @@ struct BrokerOptions: ParsableArguments {
             server.start()
             return server
         } catch {
-            throw Output.fail("cannot serve metrics: \(error)")
+            throw Output.fail(error, "cannot serve metrics")
         }
     }
 }

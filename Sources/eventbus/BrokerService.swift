@@ -13,8 +13,8 @@ enum BrokerService {
         do {
             broker = try Broker(config: config, logger: logger)
         } catch {
-            throw Output.fail("cannot start the broker (command \(config.commandEndpoint), stream \(config.streamEndpoint), "
-                + "data dir \(config.dataDirectory)): \(error)")
+            throw Output.fail(error, "cannot start the broker (command \(config.commandEndpoint), stream \(config.streamEndpoint), "
+                + "data dir \(config.dataDirectory))")
         }
         ready(broker)
         let group = ServiceGroup(configuration: .init(

@@ -57,6 +57,19 @@ enum Output {
         return .failure
     }
 
+    /// Prints `error: CONTEXT: ERROR` to stderr and returns the exit status its code
+    /// calls for (``ExitStatus/of(_:)``) to throw.
+    static func fail(_ error: any Error, _ context: String) -> ExitCode {
+        stderr("error: \(context): \(error)\n")
+        return ExitCode(ExitStatus.of(error))
+    }
+
+    /// Prints `error: ERROR` to stderr and returns the exit status its code calls for to throw.
+    static func fail(_ error: any Error) -> ExitCode {
+        stderr("error: \(error)\n")
+        return ExitCode(ExitStatus.of(error))
+    }
+
     /// Prints `error: MESSAGE` to stderr and returns the exit status 1 to throw.
     static func fail(_ message: String) -> ExitCode {
         stderr("error: \(message)\n")

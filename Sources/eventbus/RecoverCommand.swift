@@ -24,7 +24,8 @@ struct RecoverCommand: ParsableCommand {
         do {
             outcome = try LostRecords.recover(dataDirectory: dataDir, logger: logger)
         } catch {
-            throw Output.fail("cannot recover \(dataDir): \(error.message)")
+            Output.stderr("error: cannot recover \(dataDir): \(error.message)\n")
+            throw ExitCode(ExitStatus.of(error))
         }
         if let marked = outcome.marked {
             Output.line("marked SEQs \(marked.lowerBound)…\(marked.upperBound) as lost; new events continue at SEQ \(outcome.headSeq + 1)")

@@ -45,7 +45,7 @@ struct UpCommand: AsyncParsableCommand {
                 pipeline = try Pipeline.parse(list: Pipeline.defaultNames.joined(separator: ","), pluginDirectory: directory)
             }
         } catch {
-            throw Output.fail(error.description)
+            throw Output.fail(error)
         }
         guard let pipeline else { throw Output.fail("no pipeline") }
         var brokerConfig = try options.config(base: base)
@@ -57,8 +57,8 @@ struct UpCommand: AsyncParsableCommand {
         do {
             supervisor = try Supervisor(config: SupervisorConfig(broker: brokerConfig, pipeline: pipeline), logger: logger)
         } catch {
-            throw Output.fail("cannot start the broker (command \(brokerConfig.commandEndpoint), stream \(brokerConfig.streamEndpoint), "
-                + "data dir \(brokerConfig.dataDirectory)): \(error)")
+            throw Output.fail(error, "cannot start the broker (command \(brokerConfig.commandEndpoint), stream \(brokerConfig.streamEndpoint), "
+                + "data dir \(brokerConfig.dataDirectory))")
         }
         logger.info("stages: \((["in"] + pipeline.names + ["out"]).joined(separator: " -> "))")
         let group = ServiceGroup(configuration: .init(

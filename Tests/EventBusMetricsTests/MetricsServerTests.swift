@@ -46,7 +46,7 @@ import Testing
         let connected = withUnsafePointer(to: &target) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(handle, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { throw MetricsServerError("connect failed") }
+        guard connected == 0 else { throw MetricsServerError(.system, "connect failed") }
         let bytes = Array(request.utf8)
         _ = bytes.withUnsafeBytes { send(handle, $0.baseAddress, $0.count, 0) }
         var response: [UInt8] = []

@@ -38,7 +38,7 @@ public struct CurveClientKeys: Sendable, Equatable {
             try self.init(secretKey: try CurveKeyFile.read(secretKeyFile, secret: true),
                           serverKey: try CurveKeyFile.read(serverKeyFile, secret: false))
         } catch {
-            throw CurveClientKeysError(description: "\(error)")
+            throw CurveClientKeysError(code: .invalid, description: "\(error)")
         }
     }
 
@@ -57,16 +57,16 @@ public struct CurveClientKeys: Sendable, Equatable {
                 try CurveKeyFile.read(path, secret: false)
             }
         } catch {
-            throw CurveClientKeysError(description: "\(error)")
+            throw CurveClientKeysError(code: .invalid, description: "\(error)")
         }
         switch (secret, server) {
         case (nil, nil): return nil
         case (let secret?, let server?):
             do { return try CurveClientKeys(secretKey: secret, serverKey: server) } catch {
-                throw CurveClientKeysError(description: "\(secretKeyVariable)/\(serverKeyVariable): \(error)")
+                throw CurveClientKeysError(code: .invalid, description: "\(secretKeyVariable)/\(serverKeyVariable): \(error)")
             }
         default:
-            throw CurveClientKeysError(description: "CURVE needs both the client secret key (\(secretKeyVariable) or "
+            throw CurveClientKeysError(code: .incomplete, description: "CURVE needs both the client secret key (\(secretKeyVariable) or "
                 + "\(secretKeyFileVariable)) and the broker public key (\(serverKeyVariable) or \(serverKeyFileVariable))")
         }
     }
@@ -84,5 +84,14 @@ public struct CurveClientKeys: Sendable, Equatable {
 
 /// CURVE keys for a client that cannot be used.
 public struct CurveClientKeysError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong with the keys.
+    public enum Code: String, Sendable, Equatable {
+        /// A key file or variable holds no valid key.
+        case invalid
+        /// Only one of the two keys CURVE needs is given.
+        case incomplete
+    }
+
+    public let code: Code
     public let description: String
 }

@@ -124,6 +124,6 @@ extension BrokerCore {
                 "error.type": "\(error)", "bus.fsync": "\(config.fsync.rawValue)",
                 "bus.durable_seq": "\(log.durableSeq)", "bus.head_seq": "\(log.headSeq)",
             ])
-        fatal = BrokerError(description: "fsync of the log failed: \(error)")
+        fatal = BrokerError(.fsyncFailed, "fsync of the log failed: \(error)")
     }
 }

@@ -20,7 +20,7 @@ public final class BrokerLock: Sendable {
         } catch {
             switch error {
             case .held:
-                throw LogError(.io, "\(directory) is in use by another broker or `eventbus recover` (it holds \(path))", errno: EWOULDBLOCK)
+                throw LogError(.locked, "\(directory) is in use by another broker or `eventbus recover` (it holds \(path))", errno: EWOULDBLOCK)
             case .system(let failure):
                 throw LogError(.io, failure.description, errno: failure.code)
             }

@@ -11,6 +11,8 @@ public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
             case invalidRecord
             case invalidArgument
             case closed
+            case locked
+            case recordsLost
         }
 
         private let code: Code
@@ -30,6 +32,11 @@ public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let invalidArgument = Kind(.invalidArgument)
         /// The log was used after ``SegmentLog/close()``.
         public static let closed = Kind(.closed)
+        /// Another process (a broker, `eventbus recover`) holds the data directory's lock.
+        public static let locked = Kind(.locked)
+        /// The log ends before what consumers or plugin snapshots have seen: records that
+        /// were read are gone, and the broker refuses to serve until `eventbus recover` ran.
+        public static let recordsLost = Kind(.recordsLost)
 
         /// The kind's name, such as `io` or `corrupt`.
         public var description: String {
@@ -39,6 +46,8 @@ public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
             case .invalidRecord: "invalid_record"
             case .invalidArgument: "invalid_argument"
             case .closed: "closed"
+            case .locked: "locked"
+            case .recordsLost: "records_lost"
             }
         }
     }

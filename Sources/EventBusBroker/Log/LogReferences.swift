@@ -66,7 +66,7 @@ public struct LogReferences: Sendable, Equatable {
         guard let highest = past.first else { return nil }
         let listed = past.prefix(3).map(\.description).joined(separator: ", ") + (past.count > 3 ? ", …" : "")
         let cut = recovery.reason.map { " Opening the log just cut \(recovery.truncatedBytes) bytes: \($0)." } ?? ""
-        return LogError(.corrupt, """
+        return LogError(.recordsLost, """
             the log ends at SEQ \(headSeq) but \(listed) has seen more: records that were read are gone \
             (the disk lost written data, or the log was damaged).\(cut) The broker does not serve, so that \
             no SEQ is given twice. Keep a copy of \(dataDirectory), then run `eventbus recover --data-dir \

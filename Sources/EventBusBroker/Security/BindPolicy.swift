@@ -39,7 +39,7 @@ package enum BindPolicy {
     /// Refuses a non-local `endpoint` when neither keys nor the insecure option are configured.
     static func check(_ endpoint: String, option: String, config: BrokerConfig) throws(BrokerError) {
         guard config.security == nil, !config.allowInsecureBind, !isLocal(endpoint) else { return }
-        throw BrokerError(description: "refusing to bind \(option) \(endpoint) without CURVE keys: anyone who reaches it could "
+        throw BrokerError(.refusedSetting, "refusing to bind \(option) \(endpoint) without CURVE keys: anyone who reaches it could "
             + "publish and read every stage. Bind a loopback address (tcp://127.0.0.1:PORT) or ipc://, "
             + "configure keys (--security FILE, see docs/security.md), or pass \(insecureOption) to accept the risk")
     }
@@ -50,7 +50,7 @@ package enum BindPolicy {
         let path = String(boundEndpoint.dropFirst("ipc://".count))
         guard !path.hasPrefix("@") else { return }
         if chmod(path, mode) != 0 {
-            throw BrokerError(description: "cannot chmod the ipc socket \(path) to 0\(String(mode, radix: 8)): \(String(cString: strerror(errno)))")
+            throw BrokerError(.dataDirectory, "cannot chmod the ipc socket \(path) to 0\(String(mode, radix: 8)): \(String(cString: strerror(errno)))")
         }
     }
 }

@@ -17,10 +17,10 @@ enum DataDirectoryPolicy {
     /// Creates the data directory (0700) if missing, then checks its mode.
     static func prepare(_ config: BrokerConfig) throws(BrokerError) {
         let path = config.dataDirectory
-        do { try SystemFile.makeDirectories(path) } catch { throw BrokerError(description: error.description) }
+        do { try SystemFile.makeDirectories(path) } catch { throw BrokerError(.dataDirectory, error.description) }
         var status = stat()
         guard stat(path, &status) == 0 else {
-            throw BrokerError(description: "cannot stat the data directory \(path): \(String(cString: strerror(errno)))")
+            throw BrokerError(.dataDirectory, "cannot stat the data directory \(path): \(String(cString: strerror(errno)))")
         }
         try check(path, mode: status.st_mode & 0o7777, config: config)
     }
@@ -28,7 +28,7 @@ enum DataDirectoryPolicy {
     /// Refuses `mode` for the data directory at `path` when it gives group or others any access.
     static func check(_ path: String, mode: mode_t, config: BrokerConfig) throws(BrokerError) {
         guard mode & 0o077 != 0, !config.allowSharedDataDirectory else { return }
-        throw BrokerError(description: "refusing to use the data directory \(path): its mode \(octal(mode)) lets group or others "
+        throw BrokerError(.refusedSetting, "refusing to use the data directory \(path): its mode \(octal(mode)) lets group or others "
             + "read, write or enter it, and its log holds every event unfiltered (message.read included). "
             + "Run chmod 700 \(path), or pass \(sharedOption) (allow_shared_data_dir: true in the config file) to accept the risk")
     }

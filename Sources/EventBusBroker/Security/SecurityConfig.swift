@@ -41,20 +41,20 @@ public struct SecurityConfig: Sendable {
     /// Checks the keys and that names and public keys are unique.
     public func validate() throws(SecurityConfigError) {
         guard CurveKeyPair.isValidKey(secretKey) else {
-            throw SecurityConfigError("the broker secret key is not a 40-character Z85 key")
+            throw SecurityConfigError(.invalidKey, "the broker secret key is not a 40-character Z85 key")
         }
         var names = Set<String>(), keys = Set<String>()
         for client in clients {
             guard !client.name.isEmpty, client.name.utf8.count <= 64 else {
-                throw SecurityConfigError("client names must have 1 to 64 bytes")
+                throw SecurityConfigError(.invalidName, "client names must have 1 to 64 bytes")
             }
             guard CurveKeyPair.isValidKey(client.publicKey) else {
-                throw SecurityConfigError("client \(client.name): public_key is not a 40-character Z85 key")
+                throw SecurityConfigError(.invalidKey, "client \(client.name): public_key is not a 40-character Z85 key")
             }
-            guard !client.roles.isEmpty else { throw SecurityConfigError("client \(client.name) has no role") }
-            guard names.insert(client.name).inserted else { throw SecurityConfigError("client \(client.name) is listed twice") }
+            guard !client.roles.isEmpty else { throw SecurityConfigError(.noRole, "client \(client.name) has no role") }
+            guard names.insert(client.name).inserted else { throw SecurityConfigError(.duplicate, "client \(client.name) is listed twice") }
             guard keys.insert(client.publicKey).inserted else {
-                throw SecurityConfigError("client \(client.name): its public key is already listed under another name")
+                throw SecurityConfigError(.duplicate, "client \(client.name): its public key is already listed under another name")
             }
         }
     }
@@ -62,7 +62,23 @@ public struct SecurityConfig: Sendable {
 
 /// A security configuration that cannot be used.
 public struct SecurityConfigError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong with the configuration.
+    public enum Code: String, Sendable, Equatable {
+        /// A key is not a 40-character Z85 key.
+        case invalidKey = "invalid_key"
+        /// A client's name is empty or longer than 64 bytes.
+        case invalidName = "invalid_name"
+        /// A client has no role.
+        case noRole = "no_role"
+        /// A name or a public key is listed twice.
+        case duplicate
+    }
+
+    public let code: Code
     public let description: String
-    /// Creates an error with a sentence saying what is wrong.
-    public init(_ description: String) { self.description = description }
+    /// Creates an error with its code and a sentence saying what is wrong.
+    public init(_ code: Code, _ description: String) {
+        self.code = code
+        self.description = description
+    }
 }
