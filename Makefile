@@ -40,6 +40,7 @@ examples:
 	done
 
 test:
+	@scripts/check-test-sleeps.sh
 	@scripts/ensure-deps.sh --test
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	@for package in $(EXAMPLES); do \

@@ -49,7 +49,7 @@ public final class BrokerProcess: @unchecked Sendable {
             if looks % 20 == 0 { try probe.send([Array("EB1".utf8), Array("PING".utf8), Array("probe".utf8)]) }
             looks += 1
             if let reply = try probe.receive(dontWait: true), reply.count == 3 { return }
-            try await Task.sleep(for: .milliseconds(10))
+            try await Task.sleep(for: .milliseconds(10))  // a poll interval
         } while patience.allowsAnotherLook()
         throw ProcessError("broker did not answer PING within \(timeout): \(log)")
     }

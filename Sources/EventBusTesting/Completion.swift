@@ -42,7 +42,7 @@ final class Completion<Value: Sendable>: Sendable {
                 return
             }
             let timer = Task { [self] in
-                try? await Task.sleep(for: timeout)
+                try? await Task.sleep(for: timeout)  // a deadline timer
                 guard !Task.isCancelled else { return }
                 let expired = state.withLock { state -> CheckedContinuation<Value?, Never>? in
                     state.timers[id] = nil

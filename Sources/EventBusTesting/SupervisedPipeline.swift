@@ -76,7 +76,7 @@ public final class SupervisedPipeline: @unchecked Sendable {
         var patience = Patience(.seconds(seconds))
         while !supervisor.isReady {
             guard patience.allowsAnotherLook() else { throw ProcessError("pipeline not ready within \(seconds) s") }
-            try await Task.sleep(for: .milliseconds(50))
+            try await Task.sleep(for: .milliseconds(50))  // a poll interval
         }
     }
 

@@ -1,6 +1,7 @@
 import EventBus
 import EventBusBroker
 import Foundation
+import Testing
 import Logging
 import Synchronization
 import ZeroMQ
@@ -148,6 +149,23 @@ final class RawPeer {
 
     func call(_ verb: String, _ arguments: [String]) throws -> Reply {
         try call(verb, arguments.map { Array($0.utf8) })
+    }
+
+    /// The messages that reached this peer before the answer to a PING sent now.
+    ///
+    /// The broker answers the PING in a later pass than anything it already sent this
+    /// peer, on the same connection, which keeps order: an empty result proves nothing was
+    /// sent before, however slow the machine (a positive control, where waiting a fixed
+    /// time for "nothing" would pass on a machine too slow to have sent it yet).
+    func messagesBeforeControl() throws -> [[[UInt8]]] {
+        let correlation = try send("PING")
+        var before: [[[UInt8]]] = []
+        while let frames = try receive() {
+            if frames.count >= 3 && frames[2] == correlation { return before }
+            before.append(frames)
+        }
+        Issue.record("the control PING got no answer")
+        return before
     }
 }
 

@@ -97,7 +97,7 @@ import Testing
         let child = try #require(try result.withLock { $0 }?.get())
         // The thread has ended or is ending; the child must follow within a bounded time.
         let deadline = Date().addingTimeInterval(10)
-        while Self.state(child.pid) != "Z" && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        while Self.state(child.pid) != "Z" && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }  // a poll interval
         let ended = Self.state(child.pid) == "Z"
         if !ended { kill(child.pid, SIGKILL) }
         #expect(ended, "the child outlived the thread that spawned it")

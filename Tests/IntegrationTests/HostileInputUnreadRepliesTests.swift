@@ -39,7 +39,7 @@ import ZeroMQ
                 let reply = try #require(try client.receive())
                 let stats = try JSONSerialization.jsonObject(with: Data(reply.last ?? [])) as? [String: Any]
                 dropped = stats?["dropped_replies"] as? Int ?? 0
-                if dropped < 190_000 { try await Task.sleep(for: .milliseconds(200)) }
+                if dropped < 190_000 { try await Task.sleep(for: .milliseconds(200)) }  // a poll interval
             } while dropped < 190_000 && Date() < deadline
             #expect(dropped >= 190_000, "the replies the flooder did not read were dropped and counted")
             let peak = try HostileInputTests.status(of: pid, "VmHWM")

@@ -145,7 +145,7 @@ import ZeroMQ
             // is confirmed: wait for both, not for the first alone.
             while (metrics[key] != 2 || metrics[inKey] != 4) && ContinuousClock.now < deadline {
                 metrics = (try? Self.samples(try await Self.curl("http://127.0.0.1:\(port)/metrics"))) ?? [:]
-                try await Task.sleep(for: .milliseconds(100))
+                try await Task.sleep(for: .milliseconds(100))  // a poll interval
             }
             #expect(metrics[key] == 2)
             let audited = try pipeline.stats()["diag"]?["receipt.suppressed"]?.doubleValue
@@ -184,7 +184,7 @@ import ZeroMQ
                             plugins[port] = true
                         }
                     }
-                    try await Task.sleep(for: .milliseconds(200))
+                    try await Task.sleep(for: .milliseconds(200))  // a poll interval
                 }
                 #expect(plugins.count == 2, "plugin endpoints \(ports) did not serve: \(log())")
                 let address = try #require(broker, "the broker did not log its metrics address: \(log())")

@@ -18,7 +18,7 @@ import Testing
         let prefix = up.dataDirectory + "/plugins/"
         func survivors() -> [pid_t] { old.filter { UpProcess.isRunning($0) && UpProcess.pluginName($0, prefix: prefix) != nil } }
         let deadline = ContinuousClock.now + .seconds(10)
-        while !survivors().isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        while !survivors().isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }  // a poll interval
         #expect(survivors().isEmpty, "plugins outlived the killed supervisor: \(survivors())")
 
         try await up.start()
@@ -50,7 +50,7 @@ import Testing
         while !held && first.isRunning && ContinuousClock.now < deadline {
             var status = stat()
             held = stat(data + "/lock", &status) == 0 && Self.holdsFlock(first.processIdentifier, inode: UInt64(status.st_ino))
-            if !held { try await Task.sleep(for: .milliseconds(50)) }
+            if !held { try await Task.sleep(for: .milliseconds(50)) }  // a poll interval
         }
         do {
             try #require(held, "the first copy did not take its lock")

@@ -23,7 +23,7 @@ import Testing
         plugin.start()
         defer { plugin.stop() }
         let deadline = Date().addingTimeInterval(3)
-        while plugin.restartCount == 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        while plugin.restartCount == 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }  // a poll interval
         #expect(plugin.restartCount >= 1, "the exit went unseen while the grandchild lived")
     }
 
@@ -31,7 +31,7 @@ import Testing
         let plugin = try Self.process("sleep 20 & exec sleep 60")
         plugin.start()
         let started = Date().addingTimeInterval(3)
-        while plugin.processIdentifier == nil && Date() < started { Thread.sleep(forTimeInterval: 0.02) }
+        while plugin.processIdentifier == nil && Date() < started { Thread.sleep(forTimeInterval: 0.02) }  // a poll interval
         #expect(plugin.processIdentifier != nil)
         let before = Date()
         plugin.stop()

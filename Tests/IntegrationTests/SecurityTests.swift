@@ -188,11 +188,26 @@ func securityEvent(_ id: String, marker: String = "x") -> [UInt8] {
         let bus = try await SecureBus()
         try await bus.broker.terminateAfter {
             for client in [nil, "stranger"] {
-                let socket = try bus.peer(client)
-                defer { socket.close() }
-                try socket.setReceiveTimeout(1_000)
+                let socket = try Socket(context: bus.context, type: .dealer)
+                try socket.setLinger(0)
+                if let client { try bus.clientKeys(client).apply(to: socket) }
+                let monitor = try socket.monitor(events: [.handshakeFailed, .handshakeSucceeded])
+                try monitor.setReceiveTimeout(20_000)
+                defer {
+                    socket.stopMonitor()
+                    monitor.close()
+                    socket.close()
+                }
+                try socket.connect(bus.broker.commandEndpoint)
                 _ = try socket.send(["EB1", "PING", "p"].map { Array($0.utf8) }, dontWait: true)
-                #expect(try socket.receive() == nil, "\(client ?? "clear-text peer") got an answer")
+                // Positive control: the broker refused the handshake (no wait for "nothing" that
+                // a slow machine could pass); after that, no answer can be waiting.
+                let event = try monitor.receiveEvent()
+                guard case .handshakeFailed? = event else {
+                    Issue.record("\(client ?? "clear-text peer"): the handshake did not fail: \(String(describing: event))")
+                    continue
+                }
+                #expect(try socket.receive(dontWait: true) == nil, "\(client ?? "clear-text peer") got an answer")
             }
             // A listed key on the same broker does get one: the silence above is the refusal.
             let admin = try bus.peer("admin")

@@ -24,7 +24,7 @@ import ZeroMQ
                 standardError: .file(log.path))
             let deadline = ContinuousClock.now + .seconds(10)
             while ContinuousClock.now < deadline, process.isRunning, !((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("listening on") {
-                try await Task.sleep(for: .milliseconds(50))
+                try await Task.sleep(for: .milliseconds(50))  // a poll interval
             }
             guard process.isRunning else { throw ProcessError("tcpdump exited: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")") }
         }
@@ -40,7 +40,7 @@ import ZeroMQ
                 let now = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
                 if now != size { (size, stableSince) = (now, clock.now) }
                 if size > 24 && clock.now - stableSince > .milliseconds(500) { break }
-                try await Task.sleep(for: .milliseconds(50))
+                try await Task.sleep(for: .milliseconds(50))  // a poll interval
             }
             // With -U every packet is written as it arrives. SIGKILL, because the
             // child inherits the test thread's blocked signals (SIGINT, SIGTERM).

@@ -108,7 +108,7 @@ import ZeroMQ
             try publisher.connect(broker.commandEndpoint)
             let subscribed = Date().addingTimeInterval(10)
             while try Self.stats(publisher)["stream_subscriptions"] as? Int != 2 && Date() < subscribed {
-                try await Task.sleep(for: .milliseconds(50))
+                try await Task.sleep(for: .milliseconds(50))  // a poll interval
             }
             #expect(try Self.stats(publisher)["stream_overflows"] as? Int == 0)
 

@@ -70,7 +70,7 @@ import ZeroMQ
         }
         try await pipeline.stopAfter {
             let deadline = Date().addingTimeInterval(20)
-            while !pipeline.supervisor.isCrashLooping("broken") && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            while !pipeline.supervisor.isCrashLooping("broken") && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }  // a poll interval
             #expect(pipeline.supervisor.isCrashLooping("broken"))
             #expect(!pipeline.supervisor.isCrashLooping("relay"))
             // The healthy stage still moves events; the broken one holds them (nothing skips it).

@@ -70,7 +70,7 @@ final class NATSServer: @unchecked Sendable {
                let urls = ports["nats"] as? [String], let url = urls.first {
                 return url
             }
-            usleep(10_000)
+            usleep(10_000)  // a poll interval
         }
         throw ServerError("nats-server wrote no ports file within 20 s")
     }
@@ -94,7 +94,7 @@ final class NATSServer: @unchecked Sendable {
             } catch {
                 last = error
             }
-            usleep(20_000)
+            usleep(20_000)  // a poll interval
         }
         throw ServerError("nats-server at \(url) not ready within 20 s: \(last.map { "\($0)" } ?? "")")
     }

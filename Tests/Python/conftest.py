@@ -48,7 +48,7 @@ class BrokerProcess:
                 raise RuntimeError("broker exited: " + self.process.stderr.read().decode())
             if time.time() > deadline:
                 raise RuntimeError("broker did not bind its command socket")
-            time.sleep(0.02)
+            time.sleep(0.02)  # a poll interval
 
     def stop(self):
         if self.process and self.process.poll() is None:

@@ -30,7 +30,7 @@ def wait_line(path, pattern, process, what, timeout=30):
         if match:
             return match
         assert process.poll() is None, f"{what} exited"
-        time.sleep(0.05)
+        time.sleep(0.05)  # a poll interval
     raise AssertionError(f"{what} did not get ready")
 
 
@@ -73,7 +73,7 @@ class Page:
         while time.time() < deadline:
             if self.eval(expression):
                 return
-            time.sleep(0.05)
+            time.sleep(0.05)  # a poll interval
         state = self.eval("location.href + ' | ' + (document.getElementById('status') || {}).textContent")
         raise AssertionError(f"timed out waiting for {what}: {expression} (page: {state})")
 
@@ -135,7 +135,7 @@ def test_browser_demo_shows_ticks_badges_and_privacy_live(tmp_path):
         deadline = time.time() + 30
         while not (os.path.exists(port_file) and open(port_file).read().strip()):
             assert browser.poll() is None and time.time() < deadline, "chromium did not start"
-            time.sleep(0.05)
+            time.sleep(0.05)  # a poll interval
         devtools = "http://127.0.0.1:" + open(port_file).read().split()[0]
 
         def open_page(user):
@@ -155,7 +155,7 @@ def test_browser_demo_shows_ticks_badges_and_privacy_live(tmp_path):
         bob.wait(bob.badge_is(1), "bob's unread badge to show 1")
         deadline = time.time() + 15
         while alice.tick("hello bob") != "delivered" and time.time() < deadline:
-            time.sleep(0.05)
+            time.sleep(0.05)  # a poll interval
         assert alice.tick("hello bob") == "delivered"
 
         # bob reads: alice's tick turns to read, bob's badge to 0.
@@ -163,7 +163,7 @@ def test_browser_demo_shows_ticks_badges_and_privacy_live(tmp_path):
         bob.wait(bob.badge_is(0), "bob's badge to clear")
         deadline = time.time() + 15
         while alice.tick("hello bob") != "read" and time.time() < deadline:
-            time.sleep(0.05)
+            time.sleep(0.05)  # a poll interval
         assert alice.tick("hello bob") == "read"
 
         # bob turns read receipts off: a later read shows no read tick for alice.
@@ -180,7 +180,7 @@ def test_browser_demo_shows_ticks_badges_and_privacy_live(tmp_path):
         bob.wait(bob.has_message("third"), "bob to receive the third message")
         deadline = time.time() + 15
         while alice.tick("third") != "delivered" and time.time() < deadline:
-            time.sleep(0.05)
+            time.sleep(0.05)  # a poll interval
         assert alice.tick("third") == "delivered"
         assert alice.tick("are you there?") == "delivered", "bob's hidden read must not reach alice"
         assert alice.tick("hello bob") == "read"

@@ -174,7 +174,7 @@ def test_stream_subscriber_gets_out_events_with_binary_seq(broker, context):
     deadline = time.monotonic() + 10
     while json.loads(peer.call("STATS")[3])["stream_subscriptions"] < 1:
         assert time.monotonic() < deadline, "the subscription never reached the broker"
-        time.sleep(0.01)
+        time.sleep(0.01)  # a poll interval
     peer.call("PUB", "in", read_ack("bob", "m1"))
     peer.call("PUB", "out", read_ack("bob", "m1"))
     topic, seq, body = sub.recv_multipart()

@@ -65,7 +65,7 @@ class Up:
             if text in self.log.read():
                 return
             assert self.process.poll() is None, "eventbus up exited"
-            time.sleep(0.05)
+            time.sleep(0.05)  # a poll interval
         self.log.seek(0)
         raise AssertionError(f"{text!r} not logged; log:\n{self.log.read()}")
 

@@ -36,7 +36,7 @@ def test_readme_tour_runs_as_written():
             if "eventbus ready" in log.read():
                 break
             assert up.poll() is None and time.time() < deadline, "eventbus up did not get ready"
-            time.sleep(0.05)
+            time.sleep(0.05)  # a poll interval
         result = subprocess.run(["bash", "-e", "-c", tour_script()], capture_output=True, text=True, timeout=120,
                                 env={**os.environ, "EVENTBUS_BIN": eventbus_binary()}, cwd=directory)
         assert result.returncode == 0, result.stderr

@@ -74,7 +74,7 @@ final class ChatBackendHarness: Sendable {
             return events
         }
         let timeout = Task {
-            try await Task.sleep(for: within)
+            try await Task.sleep(for: within)  // a deadline timer
             try? await consumer.cancel()
         }
         defer { timeout.cancel() }

@@ -63,9 +63,23 @@ import Testing
             }
             let carolFrames = try await carol.waitFor(1)
             #expect(carolFrames.map(\.topic) == ["out/messaging:other/message.new"])
-            // Nothing more arrives for anyone (the @bob notification and the other channel stay where they belong).
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(alice1.frames.count == 3 && alice2.frames.count == 3 && carol.frames.count == 1)
+            // Nothing more arrives for anyone (the @bob notification and the other channel stay where
+            // they belong). Positive control, not a wait for nothing: markers published after them
+            // reach every device, and each device got nothing else before its marker.
+            _ = try await client.publish([
+                Self.message("marker-1", from: "alice"),
+                Self.message("marker-2", from: "carol", in: "messaging:other"),
+            ])
+            for alice in [alice1, alice2] {
+                let frames = try await alice.waitFor(4)
+                #expect(frames.last?.text.contains("marker-1") == true)
+            }
+            for bob in [bob1, bob2] {
+                let frames = try await bob.waitFor(5)
+                #expect(frames.last?.text.contains("marker-1") == true)
+            }
+            #expect(try await carol.waitFor(2).last?.text.contains("marker-2") == true)
+            #expect(alice1.frames.count == 4 && alice2.frames.count == 4 && carol.frames.count == 2)
             #expect(bob1.frames.map(\.seq) == bob2.frames.map(\.seq))
             let aliceSeen = try #require(alice1.frames.last?.seq)
 
@@ -93,8 +107,11 @@ import Testing
             let replayed = try await alice3.waitFor(history.count)
             #expect(replayed.map(\.seq) == history.map(\.seq))
             #expect(replayed.map(\.text) == history.map(\.text))
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(alice1Again.frames.count == 4 && alice3.frames.count == history.count)
+            // Nothing more for either device: a marker published now is the next thing each gets.
+            _ = try await client.publish(Self.message("marker-3", from: "bob"))
+            #expect(try await alice1Again.waitFor(5).last?.text.contains("marker-3") == true)
+            #expect(try await alice3.waitFor(history.count + 1).last?.text.contains("marker-3") == true)
+            #expect(alice1Again.frames.count == 5 && alice3.frames.count == history.count + 1)
             await alice1Again.stop()
             await alice3.stop()
         }

@@ -48,7 +48,7 @@ final class GatewayProcess: @unchecked Sendable {
                 port = bound
                 return
             }
-            try await Task.sleep(for: .milliseconds(50))
+            try await Task.sleep(for: .milliseconds(50))  // a poll interval
         }
         throw ProcessError("chat-gateway did not print its ready line within 30 s: \(log)")
     }

@@ -35,7 +35,7 @@ final class WebSocketRecorder: Sendable {
             let close = try? await WebSocketClient.connect(url: url, logger: logger) { inbound, _, _ in
                 recorder.state.withLock { $0.connected = true }
                 for try await message in inbound.messages(maxSize: 1 << 20) {
-                    if let readDelay { try await Task.sleep(for: readDelay) }
+                    if let readDelay { try await Task.sleep(for: readDelay) }  // a simulated slow peer
                     guard case .text(let text) = message else { continue }
                     let json = try JSONParser.parse(Array(text.utf8))
                     let frame = Frame(
@@ -56,7 +56,7 @@ final class WebSocketRecorder: Sendable {
         while !connected {
             if finished { throw ProcessError("websocket \(url) closed before it connected") }
             guard ContinuousClock.now < deadline else { throw ProcessError("websocket \(url) did not connect") }
-            try await Task.sleep(for: .milliseconds(20))
+            try await Task.sleep(for: .milliseconds(20))  // a poll interval
         }
     }
 
@@ -65,7 +65,7 @@ final class WebSocketRecorder: Sendable {
     func waitFor(_ count: Int, seconds: Int = 20) async throws -> [Frame] {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while frames.count < count && ContinuousClock.now < deadline && !finished {
-            try await Task.sleep(for: .milliseconds(20))
+            try await Task.sleep(for: .milliseconds(20))  // a poll interval
         }
         return frames
     }
