@@ -1,32 +1,6 @@
+import EventBus
 import Foundation
 import ZeroMQ
-
-/// A small seeded generator (SplitMix64): the same seed gives the same workload on any
-/// machine and Swift version, which the standard library's generators do not promise.
-struct SeededRandom {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in 0..<bound (bound > 0).
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-
-    /// Uniform in range.
-    mutating func inRange(_ range: ClosedRange<Int>) -> Int { range.lowerBound + below(range.count) }
-
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-
-    mutating func chance(_ p: Double) -> Bool { unit() < p }
-}
 
 /// A realistic chat workload for stage `in`, as NDJSON of CloudEvents in the shapes
 /// docs/events.md accepts, deterministic for a seed.
@@ -86,7 +60,7 @@ struct ChatWorkload {
         }
         defer { try? file.close() }
         let seed = self.seed
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         var out: [UInt8] = []
         out.reserveCapacity(1 << 21)
         var lines = 0
@@ -144,7 +118,7 @@ struct ChatWorkload {
             total += Double(channel.members.count).squareRoot()
             cumulative.append(total)
         }
-        func pickChannel(_ random: inout SeededRandom) -> Int {
+        func pickChannel(_ random: inout SplitMix64) -> Int {
             let x = random.unit() * total
             var low = 0, high = cumulative.count - 1
             while low < high {
@@ -170,9 +144,9 @@ struct ChatWorkload {
         }
         // Privacy: about 1 % of the users have settings; some start with receipts off.
         let privateUsers = (0..<max(12, userCount / 100)).map { _ in random.below(userCount) }
-        func privacy(_ user: Int, _ random: inout SeededRandom) -> String {
-            let read = random.chance(0.5) ? "true" : "false"
-            let delivery = random.chance(0.5) ? "true" : "false"
+        func privacy(_ user: Int, _ random: inout SplitMix64) -> String {
+            let read = random.chance(probability: 0.5) ? "true" : "false"
+            let delivery = random.chance(probability: 0.5) ? "true" : "false"
             let settings = switch random.below(3) {
             case 0: #"{"read_receipts":{"enabled":\#(read)}}"#
             case 1: #"{"delivery_receipts":{"enabled":\#(delivery)}}"#
@@ -191,7 +165,7 @@ struct ChatWorkload {
         var recent: [Sent] = []
         recent.reserveCapacity(4_096)
         var recentStart = 0
-        func pickMessage(_ random: inout SeededRandom, _ channels: [Channel]) -> Sent? {
+        func pickMessage(_ random: inout SplitMix64, _ channels: [Channel]) -> Sent? {
             guard !recent.isEmpty else { return nil }
             var choice = recent[0]
             for _ in 0..<8 {
@@ -209,13 +183,13 @@ struct ChatWorkload {
                 recentStart = (recentStart + 1) % 4_096
             }
         }
-        func anyone(but sender: Int, in channel: Channel, _ random: inout SeededRandom) -> Int {
+        func anyone(but sender: Int, in channel: Channel, _ random: inout SplitMix64) -> Int {
             var user = channel.members[random.below(channel.members.count)]
             if user == sender { user = channel.members[random.below(channel.members.count)] }
             if user == sender && channel.members.count > 1 { user = channel.members[(channel.members.firstIndex(of: sender)! + 1) % channel.members.count] }
             return user
         }
-        func stranger(to channel: Channel, _ random: inout SeededRandom) -> Int {
+        func stranger(to channel: Channel, _ random: inout SplitMix64) -> Int {
             while true {
                 let user = random.below(userCount)
                 if !channel.memberSet.contains(user) { return user }
@@ -225,7 +199,7 @@ struct ChatWorkload {
         var ghosts = 0
         while lines < count {
             clock += Int64(random.below(4))
-            if random.chance(0.03), !recentLines.isEmpty {
+            if random.chance(probability: 0.03), !recentLines.isEmpty {
                 let line = recentLines[random.below(recentLines.count)]
                 out.append(contentsOf: line)
                 out.append(0x0A)
@@ -238,12 +212,12 @@ struct ChatWorkload {
                 // message.new
                 var index = pickChannel(&random)
                 var cid = channels[index].cid
-                if random.chance(0.003) {
+                if random.chance(probability: 0.003) {
                     ghosts += 1
                     cid = "team:ghost\(ghosts)"
                     index = -1
                 }
-                let bot = random.chance(0.015)
+                let bot = random.chance(probability: 0.015)
                 let sender = index >= 0 && !bot ? channels[index].members[random.below(channels[index].members.count)] : -1 - random.below(5)
                 let senderID = sender >= 0 ? "u\(sender)" : "bot\(-1 - sender)"
                 let number: Int
@@ -269,27 +243,27 @@ struct ChatWorkload {
                 var user = anyone(but: sent.sender, in: channel, &random)
                 var number = sent.number
                 var type = read ? "message.read" : "message.delivered"
-                if random.chance(0.003) {
+                if random.chance(probability: 0.003) {
                     user = stranger(to: channel, &random)
                     type += "(not_member)"
-                } else if random.chance(0.004) {
+                } else if random.chance(probability: 0.004) {
                     number = channel.messages + 1
                     type += "(before_message)"
                 }
-                let at = random.chance(0.5) ? #","\#(read ? "read_at" : "delivered_at")":"\#(Self.timestamp(clock - Int64(random.below(2_000))))""# : ""
+                let at = random.chance(probability: 0.5) ? #","\#(read ? "read_at" : "delivered_at")":"\#(Self.timestamp(clock - Int64(random.below(2_000))))""# : ""
                 try emit(envelope(read ? "message.read" : "message.delivered", channel.cid, clock,
                                   #"{"cid":"\#(channel.cid)","user_id":"u\#(user)","message_id":"m\#(number)"\#(at)}"#), type: type)
             } else if r < 8 + 57 + 33 + 1.7 {
                 guard let sent = pickMessage(&random, channels) else { continue }
                 let channel = channels[sent.channel]
                 let user = anyone(but: sent.sender, in: channel, &random)
-                let at = random.chance(0.3) ? #","read_at":"\#(Self.timestamp(clock - Int64(random.below(1_000))))""# : ""
+                let at = random.chance(probability: 0.3) ? #","read_at":"\#(Self.timestamp(clock - Int64(random.below(1_000))))""# : ""
                 try emit(envelope("notification.mark_read", channel.cid, clock, #"{"cid":"\#(channel.cid)","user_id":"u\#(user)"\#(at)}"#),
                          type: "notification.mark_read")
             } else if r < 8 + 57 + 33 + 1.7 + 0.1 {
                 guard let sent = pickMessage(&random, channels) else { continue }
                 let channel = channels[sent.channel]
-                let own = random.chance(0.1) && sent.sender >= 0
+                let own = random.chance(probability: 0.1) && sent.sender >= 0
                 let user = own ? sent.sender : anyone(but: sent.sender, in: channel, &random)
                 try emit(envelope("notification.mark_unread", channel.cid, clock,
                                   #"{"cid":"\#(channel.cid)","user_id":"u\#(user)","message_id":"m\#(sent.number)"}"#),

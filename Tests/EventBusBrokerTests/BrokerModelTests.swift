@@ -30,20 +30,8 @@ import Testing
         }
     }
 
-    /// SplitMix64: a small seeded generator, so that a failing seed can be replayed.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func steps(seed: UInt64, count: Int) -> [Step] {
-        var random = Seeded(state: seed)
+        var random = SplitMix64(seed: seed)
         var steps: [Step] = []
         var published = 0
         // Who last attached each name: most ACKs and CANCELs come from it, as a real client's would.

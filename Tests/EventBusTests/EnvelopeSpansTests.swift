@@ -67,9 +67,9 @@ import Testing
 
     @Test(arguments: [31 as UInt64, 32, 33])
     func agreesWithTheStringPathOnGeneratedAndMutatedEvents(seed: UInt64) {
-        var envelopes = EventGenerator(random: SeededRandom(seed: seed))
-        var ingress = IngressEventGenerator(random: SeededRandom(seed: seed &* 7))
-        var mutator = DocumentGenerator(random: SeededRandom(seed: seed &* 13))
+        var envelopes = EventGenerator(random: SplitMix64(seed: seed))
+        var ingress = IngressEventGenerator(random: SplitMix64(seed: seed &* 7))
+        var mutator = DocumentGenerator(random: SplitMix64(seed: seed &* 13))
         var vouched = 0, accepted = 0
         for _ in 0..<2_000 {
             for event in [Array(envelopes.event().utf8), Array(ingress.event().utf8)] {

@@ -51,8 +51,8 @@ import Testing
 
     @Test(arguments: [41 as UInt64, 42, 43])
     func agreesWithTheFullPathOnGeneratedAndMutatedEvents(seed: UInt64) {
-        var ingress = IngressEventGenerator(random: SeededRandom(seed: seed))
-        var mutator = DocumentGenerator(random: SeededRandom(seed: seed &* 17))
+        var ingress = IngressEventGenerator(random: SplitMix64(seed: seed))
+        var mutator = DocumentGenerator(random: SplitMix64(seed: seed &* 17))
         var read = 0
         for _ in 0..<3_000 {
             let event = Array(ingress.event().utf8)

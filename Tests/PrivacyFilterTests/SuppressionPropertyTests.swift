@@ -3,26 +3,13 @@ import PrivacyFilter
 import ReceiptReducer
 import Testing
 
-/// A small seeded generator (SplitMix64).
-struct Rng {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-}
-
 @Suite struct SuppressionPropertyTests {
     /// For random settings and acks (seeded), no receipt of a user or channel
     /// type whose setting was off at that point reaches `out`, every receipt
     /// with settings on does, and every self-addressed notification does.
     @Test(arguments: 0..<20)
     func noReceiptWithItsSettingOffEverReachesOutAndEveryNotificationDoes(seed: Int) throws {
-        var rng = Rng(state: UInt64(seed) &* 7919 &+ 1)
+        var rng = SplitMix64(seed: UInt64(seed) &* 7919 &+ 1)
         var d = FilterDriver([PrivacyFilter(policy: .read), PrivacyFilter(policy: .delivery)])
         let users = ["ann", "bob", "cat", "dan"]
         let cids = ["team:a", "dm:b"]

@@ -1,3 +1,4 @@
+import EventBusCore
 import Testing
 
 @testable import ReceiptReducer
