@@ -69,6 +69,31 @@ import Testing
         #expect(stats["head_seq"] == .number("1"))
     }
 
+    /// docs/protocol.md "Requests": frames after the last argument a verb uses are ignored
+    /// (PUB and CONSUME read every frame after STAGE or CREDIT as events or prefixes).
+    @Test func framesAfterTheLastArgumentAreIgnored() throws {
+        let bus = try CoreHarness()
+        defer { bus.close() }
+        bus.send("PING", ["extra"], correlation: "p")
+        #expect(bus.reply()?.verb == "OK")
+        bus.send("STATS", ["extra", "more"])
+        #expect(bus.reply()?.verb == "OK")
+        bus.send("PUB", [Array("in".utf8), Self.event("a")])
+        try bus.pass()
+        _ = bus.replies()
+        bus.send("CONSUME", ["reader", "earliest", "10", "in/"])
+        _ = bus.replies()
+        try bus.pass()
+        #expect(bus.replies().map(\.verb) == ["EVT"])
+        bus.send("ACK", ["reader", "1", "extra"])
+        #expect(bus.replies().isEmpty)  // accepted: an ACK has no reply
+        #expect(bus.core.consumers["reader"]?.acked == 1)
+        bus.send("CANCEL", ["reader", "extra"])
+        #expect(bus.reply()?.verb == "OK")
+        bus.send("REQ", ["receipts", #"{"method":"unread_counts","params":{}}"#, "extra"], correlation: "q")
+        #expect(bus.replies().isEmpty)  // taken: the query waits for its answer
+    }
+
     // MARK: PUB and PUBS
 
     @Test func aPubIsConfirmedWithItsSeqsOnlyByTheCommitThatCoversIt() throws {

@@ -1,6 +1,7 @@
 import EventBus
 import Foundation
 import Testing
+import ZeroMQ
 
 /// Framing, verbs, HELLO, PING and STATS, and the broker staying up after bad input.
 @Suite struct CommandProtocolTests {
@@ -10,6 +11,39 @@ import Testing
         let correlation = try peer.send("PING")
         let reply = try #require(try peer.receive())
         #expect(reply == [Array("EB1".utf8), Array("OK".utf8), correlation])
+    }
+
+    /// docs/protocol.md "Limits": a frame over 8 MiB on the command socket drops the
+    /// connection without a reply; the broker goes on serving everyone else.
+    @Test func aFrameOver8MiBDropsTheConnectionWithoutAReply() throws {
+        let bus = try TestBroker(); defer { bus.stop() }
+        let socket = try Socket(context: bus.context, type: .dealer)
+        try socket.setLinger(0)
+        try socket.setReconnectInterval(60_000)  // so that the drop is not hidden by a reconnect
+        let monitor = try socket.monitor(events: [.connected, .disconnected])
+        try monitor.setReceiveTimeout(20_000)
+        defer {
+            socket.stopMonitor()
+            monitor.close()
+            socket.close()
+        }
+        try socket.connect(bus.broker.commandEndpoint)
+        guard case .connected? = try monitor.receiveEvent() else {
+            Issue.record("the peer did not connect")
+            return
+        }
+        let huge = [UInt8](repeating: UInt8(ascii: "a"), count: 8 * 1024 * 1024 + 1)
+        try socket.send([Array("EB1".utf8), Array("PUB".utf8), Array("big".utf8), Array("in".utf8), huge])
+        // The broker drops the connection: the peer sees it go, and no reply came before.
+        guard case .disconnected? = try monitor.receiveEvent() else {
+            Issue.record("the connection was not dropped")
+            return
+        }
+        #expect(try socket.receive(dontWait: true) == nil)
+        // Everyone else is served, and nothing was logged.
+        let other = try bus.peer()
+        #expect(try other.call("PING").isOK)
+        #expect(try other.call("STATS").json["head_seq"] as? Int == 0)
     }
 
     @Test func wrongSignatureIsBadFrame() throws {
