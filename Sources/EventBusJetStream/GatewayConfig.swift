@@ -21,12 +21,15 @@ public struct GatewayConfig: Sendable, Equatable {
     public var maxEventsInFlight: Int
     /// The name the gateway's NATS connection shows (`/connz`).
     public var connectionName: String
+    /// After a PUB answered `busy`, how long the same connection's later PUBs are refused
+    /// unless one resends it (``OrderedPublisher``).
+    public var orderFence: Duration
 
     public init(servers: [String], commandEndpoint: String = WireProtocol.defaultCommandEndpoint,
                 pipeline: [String] = [], replicas: Int? = nil, duplicateWindow: Duration = .seconds(600),
                 requestTimeout: Duration = .seconds(5), ackWait: Duration = .seconds(30),
                 maxEventBytes: Int = WireProtocol.defaultMaxEventBytes, maxEventsInFlight: Int = 4_000,
-                connectionName: String = "eventbus-gateway") {
+                connectionName: String = "eventbus-gateway", orderFence: Duration = .seconds(30)) {
         self.servers = servers
         self.commandEndpoint = commandEndpoint
         self.pipeline = pipeline
@@ -37,6 +40,7 @@ public struct GatewayConfig: Sendable, Equatable {
         self.maxEventBytes = maxEventBytes
         self.maxEventsInFlight = maxEventsInFlight
         self.connectionName = connectionName
+        self.orderFence = orderFence
     }
 
     /// The stages in order: `in`, the pipeline's, `out`, `diag`.

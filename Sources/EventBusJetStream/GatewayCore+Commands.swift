@@ -78,7 +78,7 @@ extension GatewayCore {
         w.key("servers"); w.beginArray(); for server in config.servers { w.string(server) }; w.endArray()
         w.key("connected_url"); if let url = connection.connectedURL { w.string(url) } else { w.null() }
         w.key("replicas"); w.int(config.replicas)
-        w.key("events_in_flight"); w.int(confirms.eventsInFlight)
+        w.key("events_in_flight"); w.int(publisher.eventsInFlight)
         w.key("consumers"); w.beginArray()
         for (name, attachment) in consumers.sorted(by: { $0.key < $1.key }) {
             w.beginObject()
@@ -98,7 +98,7 @@ extension GatewayCore {
     func handleInbox() {
         for event in inbox.take() {
             switch event {
-            case .published(let ticket, let result): published(ticket, result)
+            case .batchAnswered(let job, let attempt, let result): batchAnswered(job, attempt, result)
             case .attached(let token, let first): attached(token: token, first: first)
             case .attachFailed(let token, let error): attachFailed(token: token, error)
             case .fetched(let token, let messages): fetched(token: token, messages)

@@ -16,11 +16,12 @@ final class GatewayCore {
     let connection: Connection
     let jetStream: JetStream
     let inbox: GatewayInbox
-    var confirms = ConfirmQueue()
-    /// The messages published and not acked yet, by ticket: kept to publish again.
-    var outgoing: [ConfirmQueue.Ticket: Outgoing] = [:]
-    /// Messages to publish again once their time comes (JetStream still had their id in process).
-    var retries: [(due: ContinuousClock.Instant, ticket: ConfirmQueue.Ticket)] = []
+    /// The PUBs on their way, one atomic batch each, one at a time per peer.
+    var publisher: OrderedPublisher
+    /// What each PUB not answered yet publishes, by job.
+    var outgoing: [OrderedPublisher.JobID: Outgoing] = [:]
+    /// Makes each batch id unique across gateways: `<this>-<job>-<attempt>`.
+    let batchPrefix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
     /// Peers that asked for compact confirms in HELLO.
     var compactPeers: Set<[UInt8]> = []
     /// Attached consumers by EB1 NAME.
@@ -28,12 +29,10 @@ final class GatewayCore {
     var nextToken: UInt64 = 1
     let clock = ContinuousClock()
 
-    /// One message on its way, as it is published again if it must be.
+    /// A PUB's messages, kept until it is answered to be published again if need be.
     struct Outgoing {
         let subject: String
-        let event: PublishPlan.Event
-        /// The first event of the PUB it answers, for error messages.
-        let position: Int
+        let events: [PublishPlan.Event]
     }
 
     /// One consumer attached to one peer.
@@ -58,6 +57,7 @@ final class GatewayCore {
     init(config: GatewayConfig, logger: Logger) throws(GatewayError) {
         self.config = config
         self.logger = logger
+        self.publisher = OrderedPublisher(timeout: config.requestTimeout, fenceDuration: config.orderFence)
         do {
             connection = try Connection(ConnectOptions(
                 servers: config.servers, name: config.connectionName, timeout: .seconds(2),
@@ -94,7 +94,8 @@ final class GatewayCore {
 
     var commandEndpoint: String { (try? router.lastEndpoint) ?? config.commandEndpoint }
 
-    /// Makes the stage's stream when it is missing; one that exists is used as it is.
+    /// Makes the stage's stream when it is missing (one that exists is used as it is), and
+    /// makes it accept atomic batches (`allow_atomic`, set through the JSON API).
     static func ensureStream(_ stream: StageStream, config: GatewayConfig, jetStream: JetStream,
                              logger: Logger) throws(GatewayError) {
         do {
@@ -114,6 +115,13 @@ final class GatewayCore {
         } catch {
             throw .streamUnavailable(stream: stream.name, servers: config.servers, error)
         }
+        do {
+            if try jetStream.allowAtomicPublish(stream: stream.name) {
+                logger.info("stream accepts atomic batches now", metadata: ["nats.stream": "\(stream.name)"])
+            }
+        } catch {
+            throw .streamUnavailable(stream: stream.name, servers: config.servers, error)
+        }
     }
 
     // MARK: The loop
@@ -125,7 +133,7 @@ final class GatewayCore {
         var inboxOnly = Poller()
         inboxOnly.add(fileDescriptor: inbox.wakeup.fileDescriptor)
         while !stopped() {
-            let accepting = confirms.eventsInFlight < config.maxEventsInFlight
+            let accepting = publisher.eventsInFlight < config.maxEventsInFlight
             do {
                 if accepting {
                     let ready = try withCommands.poll(timeoutMilliseconds: pollTimeout())
@@ -138,15 +146,14 @@ final class GatewayCore {
                 break
             }
             handleInbox()
-            retryDue()
-            expire()
+            tick()
         }
         shutDown()
     }
 
     /// Until the next PUB deadline or retry, at most 100 ms.
     private func pollTimeout() -> Int {
-        guard let deadline = [confirms.nextDeadline, retries.first?.due].compactMap({ $0 }).min() else { return 100 }
+        guard let deadline = publisher.nextWakeup else { return 100 }
         let left = clock.now.duration(to: deadline)
         return max(0, min(100, Int(left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000) + 1))
     }
@@ -162,20 +169,19 @@ final class GatewayCore {
             }
             guard let frames else { return }
             handle(frames)
-            if confirms.eventsInFlight >= config.maxEventsInFlight { return }
+            if publisher.eventsInFlight >= config.maxEventsInFlight { return }
         }
     }
 
     /// Stops reading commands, waits for the PUBs in flight to be answered (at most their
     /// deadline), gives every consumer's unacked events back, and closes.
     private func shutDown() {
-        while confirms.batchCount > 0 {
+        while publisher.jobCount > 0 {
             var poller = Poller()
             poller.add(fileDescriptor: inbox.wakeup.fileDescriptor)
             _ = try? poller.poll(timeoutMilliseconds: pollTimeout())
             handleInbox()
-            retryDue()
-            expire()
+            tick()
         }
         for name in Array(consumers.keys) { detach(name) }
         router.close()

@@ -8,8 +8,8 @@ import ZeroMQ
 /// ``post(_:)`` is all a libnats callback does: append and signal, never block.
 final class GatewayInbox: Sendable {
     enum Event: Sendable {
-        /// A publish's ack (its stream sequence) or failure.
-        case published(ConfirmQueue.Ticket, Result<UInt64, NATSError>)
+        /// A batch's commit ack or failure.
+        case batchAnswered(job: OrderedPublisher.JobID, attempt: UInt64, Result<PubAck, NATSError>)
         /// A consumer's JetStream side is ready: the OK's FIRST.
         case attached(token: UInt64, first: UInt64)
         /// A consumer could not be set up.

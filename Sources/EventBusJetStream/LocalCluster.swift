@@ -119,6 +119,17 @@ public final class LocalCluster: Sendable {
         throw .nodeExited(node: name, status: process.terminationStatus, log: String(log.suffix(600)))
     }
 
+    /// Starts node `name` again (after it died or was killed), with its configuration and
+    /// store as they are.
+    ///
+    /// - Throws: ``ClusterError/cannotStart(node:reason:)``.
+    public func restart(_ name: String) throws(ClusterError) {
+        guard let node = config.nodes.first(where: { $0.name == name }) else {
+            throw .cannotStart(node: name, reason: "no such node")
+        }
+        try start(node)
+    }
+
     /// The process of node `name` (`n1`…), for tests that kill one.
     public func processIdentifier(of name: String) -> Int32? {
         processes.withLock { $0[name]?.processIdentifier }

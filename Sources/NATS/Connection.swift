@@ -124,6 +124,22 @@ public final class Connection: @unchecked Sendable {
         try NATSError.check(natsConnection_FlushTimeout(handle, timeout.natsMilliseconds), "flush")
     }
 
+    /// Sends `payload` to `subject` with a fresh reply subject and waits up to `timeout`
+    /// for the one answer (a JetStream API call, such as `$JS.API.STREAM.INFO.<name>`).
+    ///
+    /// - Throws: ``NATSError``: a timeout, or `NATS_NO_RESPONDERS` when nobody listens.
+    public func request(_ subject: String, _ payload: [UInt8], timeout: Duration = .seconds(5)) throws(NATSError) -> Message {
+        var reply: OpaquePointer?
+        let status = payload.withUnsafeBytes {
+            natsConnection_Request(&reply, handle, subject, $0.baseAddress, Int32($0.count), timeout.natsMilliseconds)
+        }
+        try NATSError.check(status, "request \(subject)")
+        // NATS_OK comes only with a reply.
+        guard let reply else { throw NATSError(status: NATS_ERR.rawValue, operation: "request \(subject)", text: "no reply") }
+        defer { natsMsg_Destroy(reply) }
+        return Message(copying: reply)
+    }
+
     /// Subscribes to `subject` (wildcards `*` and `>` allowed); messages queue in the
     /// subscription until ``Subscription/next(timeout:)`` takes them.
     public func subscribe(_ subject: String) throws(NATSError) -> Subscription {

@@ -53,6 +53,9 @@ public struct NATSError: Error, Sendable, Equatable, CustomStringConvertible {
     }
     /// `true` when no server of the list could be reached (`NATS_NO_SERVER`).
     public var isNoServer: Bool { status == NATS_NO_SERVER.rawValue }
+    /// `true` when nobody listens on the subject (`NATS_NO_RESPONDERS`): for JetStream, no
+    /// stream (or no leader yet) takes it, and nothing was stored.
+    public var isNoResponders: Bool { status == NATS_NO_RESPONDERS.rawValue }
     /// `true` when the connection is closed (`NATS_CONNECTION_CLOSED`).
     public var isConnectionClosed: Bool { status == NATS_CONNECTION_CLOSED.rawValue }
     /// `true` when an expected revision or last sequence was stale: the server's

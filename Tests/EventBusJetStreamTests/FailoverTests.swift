@@ -1,0 +1,116 @@
+import DequeModule
+import EventBus
+import EventBusJetStream
+import Foundation
+import Logging
+import NATS
+import Testing
+import ZeroMQ
+
+/// The stream leader SIGKILLed while one client publishes pipelined PUBs and resends
+/// those answered `busy`: every confirmed event is stored once, in publish order.
+@Suite(.serialized) struct FailoverTests {
+    @Test func killingTheStreamLeaderKeepsEachPublishersOrder() async throws {
+        let test = try TestCluster(nodes: 3)
+        let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*",
+                                                       requestTimeout: .seconds(2)))
+        defer { running.stop() }
+        let stream = StageStream(stage: "in").name
+        let connection = try Connection(ConnectOptions(servers: test.urls, maxReconnect: -1, reconnectWait: .milliseconds(200)))
+        defer { connection.close() }
+        let jetStream = try JetStream(connection: connection, options: JetStreamOptions(requestTimeout: .seconds(2)))
+
+        // 3,000 events in PUBs of 25, eight PUBs in flight; a PUB answered busy is sent again
+        // before any PUB not sent yet, in publish order.
+        let batches = (0..<120).map { batch in (0..<25).map { "f\(batch * 25 + $0)" } }
+        let context = try Context()
+        let socket = try Socket(context: context, type: .dealer)
+        try socket.setReceiveTimeout(30_000)
+        try socket.connect(running.gateway.commandEndpoint)
+        var toSend = Deque(batches.indices)
+        var inFlight: [String: Int] = [:]
+        var confirmed: [String: UInt64] = [:]
+        var busyAnswers = 0
+        var killed: String?
+        var nextCorrelation = 0
+        while confirmed.count < 3_000 {
+            while inFlight.count < 8, let batch = toSend.popFirst() {
+                nextCorrelation += 1
+                let correlation = "c\(nextCorrelation)"
+                inFlight[correlation] = batch
+                _ = try socket.send([WireProtocol.signature, Array("PUB".utf8), Array(correlation.utf8), Array("in".utf8)]
+                    + batches[batch].map { GatewayTests.event($0) })
+            }
+            let reply = try #require(try socket.receive())
+            let correlation = String(decoding: reply[2], as: UTF8.self)
+            let removed = inFlight.removeValue(forKey: correlation)
+            let batch = try #require(removed)
+            if reply[1] == Array("OK".utf8) {
+                for (id, seq) in zip(batches[batch], reply.dropFirst(3)) { confirmed[id] = UInt64(String(decoding: seq, as: UTF8.self)) }
+            } else {
+                #expect(String(decoding: reply[3], as: UTF8.self) == "busy")
+                busyAnswers += 1
+                toSend.append(batch)
+                toSend = Deque(toSend.sorted())
+            }
+            if killed == nil, confirmed.count >= 1_000 {
+                let leader = try #require(try jetStream.streamInfo(stream).leader)
+                let pid = try #require(test.cluster.processIdentifier(of: leader))
+                kill(pid, SIGKILL)
+                killed = leader
+            }
+        }
+        let leader = try #require(killed)
+        try test.cluster.restart(leader)
+        Logger(label: "test.failover").notice("PUBs answered busy around the kill", metadata: ["bus.count": "\(busyAnswers)", "nats.node": "\(leader)"])
+
+        // Read the stream as each node sees it: each node made leader in turn.
+        let expected = batches.flatMap { $0 }
+        var checked: Set<String> = []
+        for node in ["n1", "n2", "n3"] {
+            try await makeLeader(node, stream: stream, jetStream: jetStream, connection: connection)
+            let ids = try readAll(stream, jetStream: jetStream, durable: "check-\(node)")
+            #expect(ids.count == expected.count, "on \(node)")
+            #expect(ids == expected, "on \(node): stream order differs from publish order")
+            for (index, id) in ids.enumerated() where confirmed[id] != nil {
+                #expect(confirmed[id] == UInt64(index + 1), "\(id) confirmed as \(confirmed[id]!), stored at \(index + 1)")
+            }
+            checked.insert(node)
+        }
+        #expect(checked.count == 3)
+    }
+
+    /// Steps the stream's leader down until `node` leads it (the election picks at random).
+    func makeLeader(_ node: String, stream: String, jetStream: JetStream, connection: Connection) async throws {
+        for _ in 0..<60 {
+            if let info = try? jetStream.streamInfo(stream), info.leader == node, info.lastSequence > 0 { return }
+            _ = try? connection.request("$JS.API.STREAM.LEADER.STEPDOWN.\(stream)",
+                                        Array(#"{"placement":{"preferred":"\#(node)"}}"#.utf8), timeout: .seconds(2))
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        throw TestFailure("\(node) never became the leader of \(stream)")
+    }
+
+    /// Every message's event id, in stream order, through a new durable consumer.
+    func readAll(_ stream: String, jetStream: JetStream, durable: String) throws -> [String] {
+        // Right after a leader change the consumer's creation may time out: asked again.
+        var made: PullConsumer?
+        for _ in 0..<10 where made == nil {
+            made = try? PullConsumer(jetStream: jetStream, config: PullConsumerConfig(stream: stream, durable: durable))
+            if made == nil { Thread.sleep(forTimeInterval: 1) }
+        }
+        let consumer = try #require(made)
+        let last = try jetStream.streamInfo(stream).lastSequence
+        var ids: [String] = []
+        var empty = 0
+        while UInt64(ids.count) < last && empty < 20 {
+            let messages = try consumer.fetch(batch: 500, timeout: .seconds(1))
+            if messages.isEmpty { empty += 1 }
+            for message in messages {
+                ids.append(try EventValidator.scanEnvelope(message.payload).id)
+                try message.ack()
+            }
+        }
+        return ids
+    }
+}
