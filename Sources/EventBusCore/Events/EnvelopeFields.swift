@@ -4,26 +4,26 @@
 /// What the broker needs to append an event at a stage other than `in`; use
 /// ``EventEnvelope`` (from ``EventValidator/validate(_:stage:)-(UnsafeRawBufferPointer,_)``)
 /// to read `data`.
-public struct EnvelopeFields: Sendable, Equatable {
+package struct EnvelopeFields: Sendable, Equatable {
     /// `id`: 1–128 printable ASCII characters.
-    public var id: String
+    package var id: String
     /// `source`: 1–256 characters.
-    public var source: String
+    package var source: String
     /// `type`: `[a-z][a-z0-9_.]{0,63}`.
-    public var type: String
+    package var type: String
     /// `subject`: 1–256 bytes, no `/`.
-    public var subject: String
+    package var subject: String
     /// `time`, if present (not checked beyond being a string, as at every stage but `in`).
-    public var time: String?
+    package var time: String?
     /// `replyto`, if present.
-    public var replyto: String?
+    package var replyto: String?
     /// Whether the event has a `data` member (always an object).
-    public var hasData: Bool
+    package var hasData: Bool
     /// Where `data` lies in the scanned frame, when it is present and the scan found it.
-    public var dataRange: Range<Int>?
+    package var dataRange: Range<Int>?
 
     /// Creates the fields.
-    public init(
+    package init(
         id: String, source: String, type: String, subject: String, time: String? = nil,
         replyto: String? = nil, hasData: Bool = false, dataRange: Range<Int>? = nil
     ) {
@@ -38,7 +38,7 @@ public struct EnvelopeFields: Sendable, Equatable {
     }
 
     /// The attributes of an envelope.
-    public init(_ envelope: EventEnvelope) {
+    package init(_ envelope: EventEnvelope) {
         self.init(
             id: envelope.id, source: envelope.source, type: envelope.type, subject: envelope.subject,
             time: envelope.time, replyto: envelope.replyto, hasData: envelope.data != nil)

@@ -5,22 +5,22 @@
 /// Produced by ``EventValidator/envelopeSpans(_:stage:)`` only for events it
 /// can vouch for, whose attributes are plain JSON strings (no escapes), so
 /// that the bytes in each range are the attribute's text.
-public struct EnvelopeSpans: Sendable, Equatable {
+package struct EnvelopeSpans: Sendable, Equatable {
     /// The bytes of `id`, between its quotes.
-    public var id: Range<Int>
+    package var id: Range<Int>
     /// The bytes of `source`, between its quotes.
-    public var source: Range<Int>
+    package var source: Range<Int>
     /// The bytes of `type`, between its quotes.
-    public var type: Range<Int>
+    package var type: Range<Int>
     /// The bytes of `subject`, between its quotes.
-    public var subject: Range<Int>
+    package var subject: Range<Int>
     /// Whether the event has a `time` attribute.
-    public var hasTime: Bool
+    package var hasTime: Bool
     /// Where `data` lies, when present.
-    public var dataRange: Range<Int>?
+    package var dataRange: Range<Int>?
 
     /// Creates spans.
-    public init(id: Range<Int>, source: Range<Int>, type: Range<Int>, subject: Range<Int>, hasTime: Bool,
+    package init(id: Range<Int>, source: Range<Int>, type: Range<Int>, subject: Range<Int>, hasTime: Bool,
                 dataRange: Range<Int>?) {
         self.id = id
         self.source = source

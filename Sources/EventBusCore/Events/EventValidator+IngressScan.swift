@@ -16,7 +16,7 @@ extension EventValidator {
     /// - Parameter frame: the event's bytes, as received.
     /// - Returns: the envelope's attributes and where `data` lies in `frame`.
     /// - Throws: ``EventValidationError`` with `.badJSON`, `.badEvent` or `.unknownType`.
-    public static func checkIngress(_ frame: UnsafeRawBufferPointer) throws(EventValidationError) -> EnvelopeFields {
+    package static func checkIngress(_ frame: UnsafeRawBufferPointer) throws(EventValidationError) -> EnvelopeFields {
         let scanned = try? scanEnvelope(frame)
         if let scanned, isValidIngress(frame, scanned) {
             return scanned
@@ -28,7 +28,7 @@ extension EventValidator {
     }
 
     /// Checks an event frame held in an array for stage `in`; see the `UnsafeRawBufferPointer` overload.
-    public static func checkIngress(_ frame: [UInt8]) throws(EventValidationError) -> EnvelopeFields {
+    package static func checkIngress(_ frame: [UInt8]) throws(EventValidationError) -> EnvelopeFields {
         try withBytes(of: frame, checkIngress)
     }
 
@@ -97,7 +97,7 @@ extension EventValidator {
     /// `member.added`, `member.removed`, `message.deleted`); `nil` for anything the scans cannot vouch for
     /// and for the other types. The same answer as ``validate(_:stage:)-(UnsafeRawBufferPointer,_)`` at `in`
     /// when not `nil`, except that the envelope carries no `data` tree.
-    public static func scannedIngress(_ frame: UnsafeRawBufferPointer) -> (envelope: EnvelopeFields, payload: IngressPayload)? {
+    package static func scannedIngress(_ frame: UnsafeRawBufferPointer) -> (envelope: EnvelopeFields, payload: IngressPayload)? {
         guard let (fields, dataMembers) = try? scanEnvelopeAndData(frame),
             let (type, data, members) = vouchedData(frame, fields, dataMembers: dataMembers)
         else { return nil }

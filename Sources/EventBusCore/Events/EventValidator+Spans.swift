@@ -12,7 +12,7 @@ extension EventValidator {
     /// - Parameters:
     ///   - frame: The event's bytes, as received.
     ///   - stage: The stage it is published to; `in` adds the ingress rules.
-    public static func envelopeSpans(_ frame: UnsafeRawBufferPointer, stage: String) -> EnvelopeSpans? {
+    package static func envelopeSpans(_ frame: UnsafeRawBufferPointer, stage: String) -> EnvelopeSpans? {
         // At `in` the members of `data` that the ingress rules read are found in the same pass.
         var members = JSONScanner.Members(root: .null), dataMembers = JSONScanner.Members(root: .null)
         do {

@@ -74,7 +74,7 @@ public enum EventValidator {
     /// - Parameter frame: the event's bytes, as received.
     /// - Returns: the envelope's attributes and where `data` lies in `frame`.
     /// - Throws: ``EventValidationError`` with `.badJSON` or `.badEvent`.
-    public static func scanEnvelope(_ frame: UnsafeRawBufferPointer) throws(EventValidationError) -> EnvelopeFields {
+    package static func scanEnvelope(_ frame: UnsafeRawBufferPointer) throws(EventValidationError) -> EnvelopeFields {
         let members: JSONScanner.Members
         do {
             members = try JSONScanner.scan(frame, members: envelopeKeys)
@@ -106,7 +106,7 @@ public enum EventValidator {
     /// absent or not an object) comes back `nil`; escapes are decoded.
     ///
     /// - Throws: ``EventValidationError`` with `.badJSON` when the text is not JSON.
-    public static func dataStrings(_ frame: UnsafeRawBufferPointer, _ keys: JSONScanner.Keys) throws(EventValidationError)
+    package static func dataStrings(_ frame: UnsafeRawBufferPointer, _ keys: JSONScanner.Keys) throws(EventValidationError)
         -> [String?]
     {
         var members = JSONScanner.Members(root: .null), data = JSONScanner.Members(root: .null)
@@ -122,7 +122,7 @@ public enum EventValidator {
     }
 
     /// ``dataStrings(_:_:)-(UnsafeRawBufferPointer,_)`` of an event held in an array.
-    public static func dataStrings(_ frame: [UInt8], _ keys: JSONScanner.Keys) throws(EventValidationError) -> [String?] {
+    package static func dataStrings(_ frame: [UInt8], _ keys: JSONScanner.Keys) throws(EventValidationError) -> [String?] {
         try withBytes(of: frame) { (buffer) throws(EventValidationError) in try dataStrings(buffer, keys) }
     }
 
@@ -159,7 +159,7 @@ public enum EventValidator {
     }
 
     /// Checks an event frame held in an array; see the `UnsafeRawBufferPointer` overload.
-    public static func scanEnvelope(_ frame: [UInt8]) throws(EventValidationError) -> EnvelopeFields {
+    package static func scanEnvelope(_ frame: [UInt8]) throws(EventValidationError) -> EnvelopeFields {
         try withBytes(of: frame, scanEnvelope)
     }
 

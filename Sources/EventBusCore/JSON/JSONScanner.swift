@@ -14,9 +14,9 @@
 /// by comparing bytes. It falls back to decoded `String`s only for an object
 /// with a key that has an escape or a non-ASCII byte, or with more than 15
 /// keys, and to a heap buffer when more than 128 keys are open at once.
-public enum JSONScanner {
+package enum JSONScanner {
     /// The kind of a JSON value.
-    public enum Kind: UInt8, Sendable, Equatable {
+    package enum Kind: UInt8, Sendable, Equatable {
         /// `null`.
         case null
         /// `true` or `false`.
@@ -32,16 +32,16 @@ public enum JSONScanner {
     }
 
     /// Where a member's value lies in the scanned input, and its kind.
-    public struct Span: Sendable, Equatable {
+    package struct Span: Sendable, Equatable {
         /// The value's kind.
-        public var kind: Kind
+        package var kind: Kind
         /// The value's bytes in the input; a string's include its quotes.
-        public var range: Range<Int>
+        package var range: Range<Int>
         /// For a string, whether it holds a backslash escape (so that its text differs from its bytes).
-        public var hasEscapes: Bool
+        package var hasEscapes: Bool
 
         /// Creates a span.
-        public init(kind: Kind, range: Range<Int>, hasEscapes: Bool = false) {
+        package init(kind: Kind, range: Range<Int>, hasEscapes: Bool = false) {
             self.kind = kind
             self.range = range
             self.hasEscapes = hasEscapes
@@ -51,16 +51,16 @@ public enum JSONScanner {
     /// The names of the top-level members a scan looks for: at most ``maxCount``.
     ///
     /// Make one once (a `static let`) and reuse it.
-    public struct Keys: Sendable {
+    package struct Keys: Sendable {
         /// The most names a set can hold.
-        public static let maxCount = 8
+        package static let maxCount = 8
         /// The names, in order; a name's position is its index in ``Members``.
-        public let names: [String]
+        package let names: [String]
         /// Per name: its length in UTF-8 bytes and its first 16 bytes as two little-endian words, zero-padded.
         let table: [UInt64]
 
         /// Creates a set of names; at most ``maxCount`` are used.
-        public init(_ names: [String]) {
+        package init(_ names: [String]) {
             let used = Array(names.prefix(Self.maxCount))
             self.names = used
             var table: [UInt64] = []
@@ -114,7 +114,7 @@ public enum JSONScanner {
     }
 
     /// The result of a scan: the root's kind and, when it is an object, the spans of the requested members.
-    public struct Members: Sendable, Equatable {
+    package struct Members: Sendable, Equatable {
         /// The kind of the top-level value.
         public internal(set) var root: Kind
         var s0, s1, s2, s3, s4, s5, s6, s7: Span?
@@ -124,7 +124,7 @@ public enum JSONScanner {
         }
 
         /// The span of the member named `Keys.names[position]`, if the root is an object that has it.
-        public subscript(position: Int) -> Span? {
+        package subscript(position: Int) -> Span? {
             get {
                 switch position {
                 case 0: s0
@@ -161,7 +161,7 @@ public enum JSONScanner {
     /// - Returns: the kind of the top-level value.
     /// - Throws: the ``JSONError`` the parser would throw.
     @discardableResult
-    public static func validate(_ bytes: UnsafeRawBufferPointer) throws(JSONError) -> Kind {
+    package static func validate(_ bytes: UnsafeRawBufferPointer) throws(JSONError) -> Kind {
         try scan(bytes, members: noKeys).root
     }
 
@@ -169,7 +169,7 @@ public enum JSONScanner {
     ///
     /// - Returns: the root's kind and, if it is an object, the spans of the members it has.
     /// - Throws: the ``JSONError`` the parser would throw.
-    public static func scan(_ bytes: UnsafeRawBufferPointer, members keys: Keys) throws(JSONError) -> Members {
+    package static func scan(_ bytes: UnsafeRawBufferPointer, members keys: Keys) throws(JSONError) -> Members {
         var members = Members(root: .null)
         let failure = withUnsafeMutablePointer(to: &members) { members in
             scan(bytes, keys: keys, members: members, nested: nil, of: -1, found: nil)
@@ -251,7 +251,7 @@ public enum JSONScanner {
     /// The text of a string value found by a scan of `bytes`, its escapes decoded.
     ///
     /// - Precondition: `span` is a string's span from a successful scan of these bytes.
-    public static func string(_ span: Span, in bytes: UnsafeRawBufferPointer) -> String {
+    package static func string(_ span: Span, in bytes: UnsafeRawBufferPointer) -> String {
         guard span.hasEscapes else {
             return String(
                 decoding: UnsafeRawBufferPointer(rebasing: bytes[span.range.lowerBound + 1..<span.range.upperBound - 1]),

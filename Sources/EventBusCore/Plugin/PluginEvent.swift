@@ -42,7 +42,7 @@ public struct PluginEvent: Sendable {
     /// escapes are decoded.
     ///
     /// - Parameter keys: The members of `data` to read; make the set once (a `static let`).
-    public func dataStrings(_ keys: JSONScanner.Keys) throws(EventValidationError) -> (envelope: EnvelopeFields, strings: [String?]) {
+    package func dataStrings(_ keys: JSONScanner.Keys) throws(EventValidationError) -> (envelope: EnvelopeFields, strings: [String?]) {
         try bytes.withUnsafeBytes { frame in
             Result { () throws(EventValidationError) -> (envelope: EnvelopeFields, strings: [String?]) in
                 let envelope = try EventValidator.scanEnvelope(frame)
@@ -69,7 +69,7 @@ public struct PluginEvent: Sendable {
     /// A member that is absent or not a string comes back `nil`; escapes are decoded.
     ///
     /// - Parameter keys: The members of `data` to read; make the set once (a `static let`).
-    public func loggedDataStrings(_ keys: JSONScanner.Keys) throws(EventValidationError) -> [String?] {
+    package func loggedDataStrings(_ keys: JSONScanner.Keys) throws(EventValidationError) -> [String?] {
         try EventValidator.dataStrings(bytes, keys)
     }
 

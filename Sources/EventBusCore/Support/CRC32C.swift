@@ -6,9 +6,9 @@ import CCRC32C
 /// CRC), else a portable slicing-by-8 implementation; both give the same
 /// checksums. Checksums chain: `checksum(b, seed: checksum(a))` equals
 /// `checksum(a + b)`.
-public struct CRC32C: Sendable {
+package struct CRC32C: Sendable {
     /// Whether checksums use the CPU's instruction.
-    public static let usesHardware = eventbus_crc32c_hardware_available() != 0
+    package static let usesHardware = eventbus_crc32c_hardware_available() != 0
 
     /// Eight 256-entry tables, laid out one after another.
     private static let table: [UInt32] = {
@@ -37,7 +37,7 @@ public struct CRC32C: Sendable {
     ///   - seed: The checksum of the bytes before these, to continue a running
     ///     checksum; `0` to start a new one.
     /// - Returns: The checksum.
-    public static func checksum(_ bytes: UnsafeRawBufferPointer, seed: UInt32 = 0) -> UInt32 {
+    package static func checksum(_ bytes: UnsafeRawBufferPointer, seed: UInt32 = 0) -> UInt32 {
         guard usesHardware else { return software(bytes, seed: seed) }
         return ~eventbus_crc32c_hardware(~seed, bytes.baseAddress, bytes.count)
     }
@@ -77,7 +77,7 @@ public struct CRC32C: Sendable {
     ///   - bytes: The bytes to checksum.
     ///   - seed: The checksum of the bytes before these, or `0`.
     /// - Returns: The checksum.
-    public static func checksum(_ bytes: [UInt8], seed: UInt32 = 0) -> UInt32 {
+    package static func checksum(_ bytes: [UInt8], seed: UInt32 = 0) -> UInt32 {
         bytes.withUnsafeBytes { checksum($0, seed: seed) }
     }
 }

@@ -5,13 +5,13 @@ import Darwin
 #endif
 
 /// Newline-delimited JSON, as `eventbus publish` reads it: one event a line.
-public enum NDJSON {
+package enum NDJSON {
     /// The events of `input` (a line each, without its `\n` or `\r\n`; lines of only spaces
     /// and tabs skipped, as are empty ones) with the line number (1-based) of each.
     ///
     /// Works on the bytes with `memchr`: going through `Data`'s generic collection methods
     /// cost microseconds a line, most of `eventbus publish`'s time on a large file.
-    public static func events(in input: [UInt8]) -> (events: [[UInt8]], lines: [Int]) {
+    package static func events(in input: [UInt8]) -> (events: [[UInt8]], lines: [Int]) {
         var events: [[UInt8]] = []
         var lines: [Int] = []
         input.withUnsafeBytes { bytes in

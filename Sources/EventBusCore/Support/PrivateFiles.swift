@@ -8,23 +8,23 @@ import Synchronization
 /// What the bus keeps on disk is for its own user only (docs/operations.md, "Permissions"):
 /// folders 0700 and files 0600 whatever the umask, and exclusive locks on a directory.
 /// One implementation for the broker's data directory and the plugins' state folders.
-public enum PrivateFiles {
+package enum PrivateFiles {
     /// A system call that failed: what was done, on which path, and `errno`.
-    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
         /// What was being done, such as `cannot create directory`.
-        public let what: String
+        package let what: String
         /// The path it was done to.
-        public let path: String
+        package let path: String
         /// The `errno` of the call.
-        public let code: Int32
+        package let code: Int32
 
-        public var description: String { "\(what) \(path): \(String(cString: strerror(code)))" }
+        package var description: String { "\(what) \(path): \(String(cString: strerror(code)))" }
     }
 
     /// Creates `path` and any missing parent with mode 0700, whatever the umask (mkdir applies
     /// it, which could only narrow the mode: it is set exactly after); folders that exist
     /// already are left as they are.
-    public static func makeDirectories(_ path: String) throws(Failure) {
+    package static func makeDirectories(_ path: String) throws(Failure) {
         var prefix = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {
             prefix += "/" + part
@@ -42,9 +42,9 @@ public enum PrivateFiles {
 ///
 /// The file is created 0600 whatever the umask and opened `O_CLOEXEC`, so that no process
 /// the holder starts keeps it.
-public final class FileLock: Sendable {
+package final class FileLock: Sendable {
     /// Why a lock was not taken.
-    public enum Failure: Error, Sendable, Equatable {
+    package enum Failure: Error, Sendable, Equatable {
         /// Another process holds it.
         case held
         /// A system call failed.
@@ -52,11 +52,11 @@ public final class FileLock: Sendable {
     }
 
     /// The lock file.
-    public let path: String
+    package let path: String
     private let descriptor: Atomic<Int32>
 
     /// Takes the lock on `path`, creating the file if missing; never waits.
-    public init(path: String) throws(Failure) {
+    package init(path: String) throws(Failure) {
         self.path = path
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .system(PrivateFiles.Failure(what: "cannot open", path: path, code: errno)) }
@@ -78,7 +78,7 @@ public final class FileLock: Sendable {
     deinit { release() }
 
     /// Gives the lock up; safe to call more than once, from any thread.
-    public func release() {
+    package func release() {
         let fd = descriptor.exchange(-1, ordering: .acquiringAndReleasing)
         if fd >= 0 { close(fd) }
     }

@@ -2,12 +2,12 @@
 /// machine and Swift version, which the standard library's generators do not promise.
 /// For deterministic workloads (`eventbus-bench workload`) and generated test sequences,
 /// never for anything secret.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+package struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -16,17 +16,17 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
     }
 
     /// Uniform in `0..<bound` (`bound` > 0).
-    public mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+    package mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 
     /// Uniform in `range`.
-    public mutating func inRange(_ range: ClosedRange<Int>) -> Int { range.lowerBound + below(range.count) }
+    package mutating func inRange(_ range: ClosedRange<Int>) -> Int { range.lowerBound + below(range.count) }
 
     /// Uniform in [0, 1).
-    public mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    package mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 
     /// True with probability `percent` / 100.
-    public mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
+    package mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
 
     /// True with probability `probability` (0 to 1).
-    public mutating func chance(probability: Double) -> Bool { unit() < probability }
+    package mutating func chance(probability: Double) -> Bool { unit() < probability }
 }

@@ -1,7 +1,7 @@
 /// Writing and reading a SEQ in ASCII decimal, as every SEQ on the command socket travels, without making a string.
-public enum ASCIIDecimal {
+package enum ASCIIDecimal {
     /// The number of digits of `value` (1 for 0).
-    public static func digits(_ value: UInt64) -> Int {
+    package static func digits(_ value: UInt64) -> Int {
         var count = 1
         var rest = value
         while rest >= 10 {
@@ -13,7 +13,7 @@ public enum ASCIIDecimal {
 
     /// Writes `value` at `destination`, which has room for ``digits(_:)`` bytes; returns the bytes written.
     @discardableResult
-    public static func write(_ value: UInt64, to destination: UnsafeMutableRawPointer) -> Int {
+    package static func write(_ value: UInt64, to destination: UnsafeMutableRawPointer) -> Int {
         let count = digits(value)
         var rest = value
         for index in stride(from: count - 1, through: 0, by: -1) {
@@ -24,7 +24,7 @@ public enum ASCIIDecimal {
     }
 
     /// The value of `bytes` when they are 1 to 20 ASCII digits that fit a `UInt64`, else `nil`.
-    public static func parse(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
+    package static func parse(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
         guard (1...20).contains(bytes.count) else { return nil }
         var value: UInt64 = 0
         for byte in bytes {
@@ -53,7 +53,7 @@ public enum ASCIIDecimal {
     }
 
     /// The value of `bytes` (a frame, or a slice of one); see the raw-buffer overload.
-    public static func parse(_ bytes: ArraySlice<UInt8>) -> UInt64? {
+    package static func parse(_ bytes: ArraySlice<UInt8>) -> UInt64? {
         bytes.withUnsafeBytes { parse($0) }
     }
 }

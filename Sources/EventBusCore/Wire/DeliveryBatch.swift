@@ -11,15 +11,15 @@
 /// (⏎ is the byte `\n`). One
 /// frame for a whole batch costs a broker, its client and, with CURVE, the
 /// encryption on both sides one message's work instead of one per event.
-public enum DeliveryBatch {
+package enum DeliveryBatch {
     /// The bytes one event takes in a batch.
-    public static func encodedSize(seq: UInt64, topicCount: Int, eventCount: Int) -> Int {
+    package static func encodedSize(seq: UInt64, topicCount: Int, eventCount: Int) -> Int {
         ASCIIDecimal.digits(seq) + 1 + ASCIIDecimal.digits(UInt64(topicCount)) + 1 + ASCIIDecimal.digits(UInt64(eventCount)) + 1 + topicCount + eventCount
     }
 
     /// Writes one event at `destination`, which has room for ``encodedSize(seq:topicCount:eventCount:)``
     /// bytes; returns the bytes written.
-    public static func write(seq: UInt64, topic: UnsafeRawBufferPointer, event: UnsafeRawBufferPointer,
+    package static func write(seq: UInt64, topic: UnsafeRawBufferPointer, event: UnsafeRawBufferPointer,
                              to destination: UnsafeMutableRawPointer) -> Int {
         var offset = ASCIIDecimal.write(seq, to: destination)
         destination.storeBytes(of: UInt8(ascii: " "), toByteOffset: offset, as: UInt8.self)
@@ -37,7 +37,7 @@ public enum DeliveryBatch {
     }
 
     /// A batch of `(seq, topic, event)` triples as one frame (for clients and tests; the broker writes in place).
-    public static func encode(_ events: [(seq: UInt64, topic: [UInt8], event: [UInt8])]) -> [UInt8] {
+    package static func encode(_ events: [(seq: UInt64, topic: [UInt8], event: [UInt8])]) -> [UInt8] {
         let size = events.reduce(0) { $0 + encodedSize(seq: $1.seq, topicCount: $1.topic.count, eventCount: $1.event.count) }
         return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             guard let base = buffer.baseAddress else { return }
@@ -53,7 +53,7 @@ public enum DeliveryBatch {
     ///
     /// - Returns: `false` if the frame is not a well-formed batch (what came before the fault was shown).
     @discardableResult
-    public static func decode(_ batch: UnsafeRawBufferPointer,
+    package static func decode(_ batch: UnsafeRawBufferPointer,
                               _ body: (UInt64, UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) -> Bool {
         var offset = 0
         while offset < batch.count {
@@ -73,7 +73,7 @@ public enum DeliveryBatch {
 
     /// Reads a batch held in an array; see the `UnsafeRawBufferPointer` overload.
     @discardableResult
-    public static func decode(_ batch: [UInt8], _ body: (UInt64, UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) -> Bool {
+    package static func decode(_ batch: [UInt8], _ body: (UInt64, UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) -> Bool {
         batch.withUnsafeBytes { decode($0, body) }
     }
 }

@@ -11,15 +11,15 @@
 /// CloudEvents JSON object, or `@SEQ` (forwarding by reference). One frame
 /// for the whole batch costs the client, the broker and, with CURVE, the
 /// encryption on both sides one frame's work instead of one per event.
-public enum PublishBatch {
+package enum PublishBatch {
     /// The bytes one event of `count` bytes takes in a batch.
-    public static func encodedSize(eventCount count: Int) -> Int {
+    package static func encodedSize(eventCount count: Int) -> Int {
         ASCIIDecimal.digits(UInt64(count)) + 1 + count
     }
 
     /// Writes one event at `destination`, which has room for ``encodedSize(eventCount:)`` bytes;
     /// returns the bytes written.
-    public static func write(_ event: UnsafeRawBufferPointer, to destination: UnsafeMutableRawPointer) -> Int {
+    package static func write(_ event: UnsafeRawBufferPointer, to destination: UnsafeMutableRawPointer) -> Int {
         var offset = ASCIIDecimal.write(UInt64(event.count), to: destination)
         destination.storeBytes(of: UInt8(ascii: "\n"), toByteOffset: offset, as: UInt8.self)
         offset += 1
@@ -28,7 +28,7 @@ public enum PublishBatch {
     }
 
     /// The events as one BATCH frame.
-    public static func encode(_ events: some Collection<[UInt8]>) -> [UInt8] {
+    package static func encode(_ events: some Collection<[UInt8]>) -> [UInt8] {
         let size = events.reduce(0) { $0 + encodedSize(eventCount: $1.count) }
         return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             guard let base = buffer.baseAddress else { return }
@@ -43,7 +43,7 @@ public enum PublishBatch {
     /// - Throws: `bad_frame` naming the first event whose header is not a length
     ///   and `\n`, or whose bytes run past the frame; `bad_frame` for an empty
     ///   frame; `too_large` past `limit` events.
-    public static func split(_ batch: [UInt8], limit: Int) throws(BusError) -> [[UInt8]] {
+    package static func split(_ batch: [UInt8], limit: Int) throws(BusError) -> [[UInt8]] {
         guard !batch.isEmpty else {
             throw BusError(.badFrame, "BATCH is empty: it holds one or more events, each LENGTH\\n then the event")
         }
