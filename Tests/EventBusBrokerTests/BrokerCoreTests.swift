@@ -1,6 +1,7 @@
 import EventBus
 import Foundation
 import Testing
+import ZeroMQ
 
 @testable import EventBusBroker
 
@@ -250,6 +251,33 @@ import Testing
         #expect(bus.errorCode() == "bad_args")
         bus.send("CANCEL", ["reader"])
         #expect(bus.reply()?.verb == "OK")
+    }
+
+    /// docs/security.md: a consumer name belongs to its principal; an admin may take any
+    /// consumer over (the old peer gets END), anyone else is refused `forbidden`.
+    @Test func anAdminTakesAPluginsConsumerOverAndASubscriberIsRefused() throws {
+        let keys = try (0..<3).map { _ in try CurveKeyPair.generate() }
+        let bus = try CoreHarness {
+            $0.pipeline = ["receipt-reducer"]
+            $0.security = SecurityConfig(secretKey: keys[0].secretKey, clients: [
+                .init(name: "reducer", publicKey: keys[1].publicKey, roles: [.plugin("receipt-reducer")]),
+                .init(name: "ops", publicKey: keys[2].publicKey, roles: [.admin]),
+                .init(name: "app", publicKey: keys[0].publicKey, roles: [.subscriber]),
+            ])
+        }
+        defer { bus.close() }
+        bus.send("CONSUME", ["receipt-reducer", "resume", "10", "in/"], peer: "plugin", userID: "reducer")
+        #expect(bus.reply()?.verb == "OK")
+        bus.send("CONSUME", ["receipt-reducer", "resume", "10", "out/"], peer: "phone", userID: "app")
+        #expect(bus.errorCode() == "forbidden")
+        bus.send("CONSUME", ["receipt-reducer", "resume", "10", "in/"], peer: "console", userID: "ops")
+        let sent = bus.replies()
+        #expect(sent.map(\.verb).sorted() == ["END", "OK"])
+        #expect(sent.first { $0.verb == "END" }?.peer == Array("plugin".utf8))
+        #expect(sent.first { $0.verb == "OK" }?.peer == Array("console".utf8))
+        // The old peer no longer holds it.
+        bus.send("ACK", ["receipt-reducer", "1"], peer: "plugin", userID: "reducer")
+        #expect(bus.errorCode() == "bad_args")
     }
 
     // MARK: REQ

@@ -44,13 +44,13 @@ final class CoreHarness {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// Hands the core one command from `peer`.
-    func send(_ verb: String, _ arguments: [[UInt8]] = [], correlation: String = "c1", peer: String = "peer") {
-        core.handle([Array(peer.utf8), WireProtocol.signature, Array(verb.utf8), Array(correlation.utf8)] + arguments)
+    /// Hands the core one command from `peer`, authenticated as `userID` (the ZAP user id) if given.
+    func send(_ verb: String, _ arguments: [[UInt8]] = [], correlation: String = "c1", peer: String = "peer", userID: String? = nil) {
+        core.handle([Array(peer.utf8), WireProtocol.signature, Array(verb.utf8), Array(correlation.utf8)] + arguments, userID: userID)
     }
 
-    func send(_ verb: String, _ arguments: [String], correlation: String = "c1", peer: String = "peer") {
-        send(verb, arguments.map { Array($0.utf8) }, correlation: correlation, peer: peer)
+    func send(_ verb: String, _ arguments: [String], correlation: String = "c1", peer: String = "peer", userID: String? = nil) {
+        send(verb, arguments.map { Array($0.utf8) }, correlation: correlation, peer: peer, userID: userID)
     }
 
     /// One turn of the loop after the commands: commit (waiting for the fsync

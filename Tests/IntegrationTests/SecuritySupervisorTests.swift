@@ -41,6 +41,19 @@ import ZeroMQ
             // plugins attached their consumers with the keys they were handed.
             try await pipeline.waitUntilReady()
 
+            // Handed through the environment, never on a command line (which any local user reads in /proc).
+            for stage in ["first", "second"] {
+                let pid = try #require(pipeline.supervisor.processIdentifier(of: stage))
+                let environ = try #require(FileManager.default.contents(atPath: "/proc/\(pid)/environ"))
+                let cmdline = try #require(FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"))
+                let prefix = Array("\(CurveClientKeys.secretKeyVariable)=".utf8)
+                let entry = try #require(environ.split(separator: 0).first { $0.starts(with: prefix) }, "\(stage) got no secret key")
+                let secret = Array(entry.dropFirst(prefix.count))
+                #expect(secret.count == 40)
+                #expect(cmdline.split(separator: 0).allSatisfy { !Array($0).contains(secret) && !$0.starts(with: prefix) },
+                        "\(stage)'s secret key is on its command line")
+            }
+
             func peer(_ keys: CurveKeyPair) throws -> Socket {
                 let socket = try Socket(context: pipeline.context, type: .dealer)
                 try socket.setLinger(0)
