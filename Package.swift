@@ -93,6 +93,7 @@ let package = Package(
                 "EventBusCore",
                 "EventBus",
                 "ZeroMQ",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "DequeModule", package: "swift-collections"),

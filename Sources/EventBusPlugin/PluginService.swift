@@ -13,43 +13,55 @@ import ServiceLifecycle
 /// ```
 ///
 /// It reads `--name --input --output --command --data-dir --batch --credit
-/// --log-level --metrics` (``PluginConfiguration/parse(_:defaultName:)``), logs to
-/// standard error, and stops cleanly on SIGTERM or SIGINT with exit status 0.
+/// --log-level --metrics` (``PluginOptions``, with swift-argument-parser; `--help`
+/// lists them), logs to standard error, and stops cleanly on SIGTERM or SIGINT with
+/// exit status 0. A bad command line exits 2, a failure 1.
 /// It locks the data directory first (``DataDirectoryLock``): a second copy of
 /// the plugin on the same `--data-dir` exits 1 with an error naming the directory.
 public enum PluginMain {
     /// Runs `plugin` until a signal, then exits; exits 1 on a fatal error, 2 on bad arguments.
     public static func run<P: Plugin>(_ plugin: P, arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Never {
-        await run(flags: [], arguments: arguments) { _ in plugin }
+        await run(PluginOptions.self, arguments: arguments) { _ in plugin }
     }
 
-    /// Runs the plugin `make` builds from the parsed configuration, for a
-    /// plugin with its own boolean `flags`:
+    /// Runs the plugin `make` builds from its parsed command line, for a plugin with
+    /// options of its own (a ``PluginArguments`` type beside ``PluginOptions``):
     ///
     /// ```swift
-    /// await PluginMain.run(flags: ["--reciprocity"]) { configuration in
-    ///     ReadPrivacy(reciprocity: configuration.flags.contains("--reciprocity"))
+    /// await PluginMain.run(ReadPrivacyOptions.self) { options in
+    ///     PrivacyFilter(policy: .read, reciprocity: options.reciprocity)
     /// }
     /// ```
     ///
     /// Exits like ``run(_:arguments:)``.
-    public static func run<P: Plugin>(flags: Set<String>, arguments: [String] = Array(CommandLine.arguments.dropFirst()),
-                                      _ make: (PluginConfiguration) -> P) async -> Never {
-        var level = Logger.Level.info
-        if let index = arguments.firstIndex(of: "--log-level"), index + 1 < arguments.count,
-           let parsed = Logger.Level(rawValue: arguments[index + 1]) {
-            level = parsed
+    public static func run<Options: PluginArguments, P: Plugin>(
+        _ options: Options.Type, arguments: [String] = Array(CommandLine.arguments.dropFirst()),
+        _ make: (Options) -> P
+    ) async -> Never {
+        let parsed: Options
+        switch PluginCommandLine<Options>.read(arguments) {
+        case .success(let options):
+            parsed = options
+        case .failure(let exit):
+            if exit.status == 0 {
+                print(exit.message)
+            } else {
+                FileHandle.standardError.write(Data((exit.message + "\n").utf8))
+            }
+            Foundation.exit(exit.status)
         }
-        let chosen = level
+        let level = parsed.plugin.level
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = chosen
+            handler.logLevel = level
             return handler
         }
-        let probe = make(PluginConfiguration(name: "plugin"))
-        let logger = Logger(label: "eventbus.plugin.\(probe.name)")
+        // Made once for its name; the plugin that runs is made after the metrics backend is
+        // installed, so that the instruments it creates report to it.
+        let name = make(parsed).name
+        let logger = Logger(label: "eventbus.plugin.\(name)")
         do {
-            let configuration = try PluginConfiguration.parse(arguments, defaultName: probe.name, flags: flags)
+            let configuration = try parsed.plugin.configuration(defaultName: name)
             // Held until the process ends (exit never returns): a second copy on this data dir refuses to start.
             let lock = try DataDirectoryLock(directory: configuration.dataDirectory, plugin: configuration.name)
             // Metrics first: instruments the plugin creates bind to the backend installed then.
@@ -58,7 +70,7 @@ public enum PluginMain {
             }
             metrics?.start()
             defer { metrics?.stop() }
-            let plugin = make(configuration)
+            let plugin = make(parsed)
             let runner = try PluginRunner(plugin: plugin, configuration: configuration, logger: logger)
             let group = ServiceGroup(configuration: .init(
                 services: [.init(service: BlockingService(name: "eventbus.plugin.\(configuration.name)", run: { try runner.run() }, stop: { runner.stop() }),

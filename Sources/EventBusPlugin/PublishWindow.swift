@@ -4,7 +4,7 @@ import DequeModule
 ///
 /// A batch of input events becomes one or more PUBs (chunks within the PUB
 /// limits). The runner sends them at once and goes on with the next batch;
-/// this window remembers which PUB (by CORR) belongs to which batch, and
+/// this window remembers which PUB (by request number, its CORR) belongs to which batch, and
 /// hands back the batches whose every PUB is confirmed, oldest first — only
 /// those may be ACKed, since an ACK says that the input's output is safe.
 struct PublishWindow {
@@ -44,7 +44,7 @@ struct PublishWindow {
     private(set) var batches: Deque<Batch> = []
     /// The number of `batches.first`.
     private var firstNumber = 0
-    private var places: [[UInt8]: Place] = [:]
+    private var places: [UInt64: Place] = [:]
 
     var isEmpty: Bool { batches.isEmpty }
     var count: Int { batches.count }
@@ -82,7 +82,7 @@ struct PublishWindow {
         let diagnostics = outputs.dropFirst().reduce(0) { $0 + $1.events.count }
         self.inputs += inputs
         batches.append(Batch(lastSeq: lastSeq, inputs: inputs, forwarded: forwarded, diagnostics: diagnostics,
-                             started: started, chunks: chunks, unconfirmed: chunks.count, sentAt: .now))
+                             started: started, chunks: chunks, unconfirmed: chunks.count, sentAt: started))
         let number = firstNumber + batches.count - 1
         return chunks.indices.map { Place(batch: number, chunk: $0) }
     }
@@ -90,20 +90,26 @@ struct PublishWindow {
     /// The chunk at `place`.
     func chunk(_ place: Place) -> Chunk { batches[place.batch - firstNumber].chunks[place.chunk] }
 
-    /// Records that the chunk at `place` went out as the PUB with `correlation`.
-    mutating func sent(_ place: Place, correlation: [UInt8]) {
-        places[correlation] = place
+    /// Records that the chunk at `place` went out at `now` as the PUB of request `number`.
+    mutating func sent(_ place: Place, request number: UInt64, now: ContinuousClock.Instant) {
+        places[number] = place
         batches[place.batch - firstNumber].chunks[place.chunk].attempts += 1
-        batches[place.batch - firstNumber].sentAt = .now
+        batches[place.batch - firstNumber].sentAt = now
     }
 
-    /// The chunk a reply with `correlation` answers, if it is one of ours; forgets the CORR.
-    mutating func answered(_ correlation: [UInt8]) -> Place? {
-        places.removeValue(forKey: correlation)
+    /// The chunk a reply to request `number` answers, if it is one of ours; forgets the request.
+    mutating func answered(request number: UInt64) -> Place? {
+        places.removeValue(forKey: number)
     }
 
-    /// Whether `correlation` is a PUB of this window.
-    func isAwaited(_ correlation: [UInt8]) -> Bool { places[correlation] != nil }
+    /// Whether request `number` is a PUB of this window.
+    func isAwaited(request number: UInt64) -> Bool { places[number] != nil }
+
+    /// Whether the chunk at `place` is still in the window and unconfirmed.
+    func isUnconfirmed(_ place: Place) -> Bool {
+        let index = place.batch - firstNumber
+        return index >= 0 && index < batches.count && !batches[index].chunks[place.chunk].confirmed
+    }
 
     /// Records the confirm of the chunk at `place`.
     mutating func confirm(_ place: Place) {
@@ -129,7 +135,12 @@ struct PublishWindow {
         batches.lazy.filter { $0.unconfirmed > 0 }.map(\.sentAt).min()
     }
 
-    /// Every unconfirmed chunk, in order, forgetting their CORRs (to send again after a reconnect).
+    /// Forgets which requests the chunks went out as: their connection is gone, and no reply to them will come.
+    mutating func forgetRequests() {
+        places.removeAll()
+    }
+
+    /// Every unconfirmed chunk, in order, forgetting their requests (to send again after a reconnect).
     mutating func unconfirmedForResend() -> [Place] {
         places.removeAll()
         var result: [Place] = []

@@ -19,6 +19,8 @@ public final class Supervisor: Sendable {
     private let processes: [PluginProcess]
     private let stopRequested = Atomic<Bool>(false)
     private let ready = Atomic<Bool>(false)
+    /// Wakes ``watchReadiness()`` on ``stop()``.
+    private let wake: EventFD
     /// The supervisor's own admin keys for its STATS readiness probe, when security is on.
     private let probeKeys: CurveClientKeys?
 
@@ -28,6 +30,7 @@ public final class Supervisor: Sendable {
         brokerConfig.pipeline = config.pipeline.names
         self.config = config
         self.logger = logger
+        wake = try EventFD()
         // With keys configured, each supervised plugin gets a fresh key pair for
         // this run, admitted with the role plugin:NAME; the keys reach the plugin
         // in its environment only (never on a command line, never on disk).
@@ -102,7 +105,10 @@ public final class Supervisor: Sendable {
     }
 
     /// Asks ``run()`` to stop everything cleanly; safe from any thread.
-    public func stop() { stopRequested.store(true, ordering: .releasing) }
+    public func stop() {
+        stopRequested.store(true, ordering: .releasing)
+        wake.signal()
+    }
 
     /// The running process id of plugin `name` (tests kill it).
     public func processIdentifier(of name: String) -> Int32? {
@@ -114,35 +120,40 @@ public final class Supervisor: Sendable {
         processes.first { $0.name == name }?.isCrashLooping ?? false
     }
 
-    /// Polls STATS until every stage's consumer is connected, logs the ready line, then waits for stop.
+    /// Probes STATS until every stage's consumer is connected, logs the ready line, then waits for stop.
+    ///
+    /// Waiting is a poll of the probe's socket and of ``wake`` (which ``stop()`` signals), never a sleep.
     private func watchReadiness() {
         let expected = Set(config.pipeline.names)
         let supervisedNames = Set(processes.map(\.name))
         var lastWaitingLog = ContinuousClock.now
-        let context = try? Context()
-        var socket: Socket?
-        if let context, let peer = try? Socket(context: context, type: .dealer) {
-            try? peer.setLinger(0)
-            try? peer.setReceiveTimeout(500)
-            try? probeKeys?.apply(to: peer)
-            try? peer.connect(broker.commandEndpoint)
-            socket = peer
+        var probe: ReadinessProbe?
+        do {
+            probe = try ReadinessProbe(context: Context(), endpoint: broker.commandEndpoint, keys: probeKeys, logger: logger)
+        } catch {
+            logger.error("readiness probe unavailable; no ready line", metadata: ["error.type": "\(error)"])
         }
-        defer { socket?.close() }
+        defer { probe?.close() }
+        var poller = Poller()
+        poller.add(fileDescriptor: wake.fileDescriptor)
+        if let probe { poller.add(probe.socket) }
         while !stopRequested.load(ordering: .acquiring) {
-            Thread.sleep(forTimeInterval: 0.1)
-            guard !ready.load(ordering: .acquiring), let socket else { continue }
-            guard (try? socket.send([WireProtocol.signature, Verb.stats.bytes, Array("ready".utf8)])) == true,
-                  let reply = try? socket.receive(), reply.count == 4,
-                  let stats = try? JSONParser.parse(reply[3]), case .array(let consumers)? = stats["consumers"] else { continue }
-            var connected: Set<String> = []
-            for consumer in consumers where consumer["connected"]?.boolValue == true {
-                guard let name = consumer["name"]?.stringValue else { continue }
-                // With keys, a supervised stage counts only when its own plugin holds the consumer.
-                if probeKeys != nil, supervisedNames.contains(name), consumer["client"]?.stringValue != "plugin:\(name)" { continue }
-                connected.insert(name)
+            let probing = ready.load(ordering: .acquiring) ? nil : probe
+            let events: [Poller.Events]
+            do {
+                events = try poller.poll(timeoutMilliseconds: probing?.pollTimeout(now: .now) ?? -1)
+            } catch {
+                logger.error("readiness probe stopped: poll failed", metadata: ["error.type": "\(error)"])
+                probe?.close()
+                probe = nil
+                poller = Poller()
+                poller.add(fileDescriptor: wake.fileDescriptor)
+                continue
             }
-            let missing = expected.subtracting(connected)
+            if events[0].contains(.readable) { wake.drain() }
+            guard let probing, let stats = probing.step(readable: events.count > 1 && events[1].contains(.readable), now: .now)
+            else { continue }
+            let missing = expected.subtracting(Self.connectedConsumers(stats: stats, supervised: supervisedNames, keyed: probeKeys != nil))
             if missing.isEmpty {
                 ready.store(true, ordering: .releasing)
                 logger.info("eventbus ready", metadata: [
@@ -154,5 +165,18 @@ public final class Supervisor: Sendable {
                 logger.info("waiting for plugins to consume", metadata: ["bus.waiting": "\(missing.sorted().joined(separator: ","))"])
             }
         }
+    }
+
+    /// The consumers a STATS reply shows connected. With keys (`keyed`), a `supervised`
+    /// stage counts only when its own plugin holds the consumer (client `plugin:NAME`).
+    static func connectedConsumers(stats: [UInt8], supervised: Set<String>, keyed: Bool) -> Set<String> {
+        guard let value = try? JSONParser.parse(stats), case .array(let consumers)? = value["consumers"] else { return [] }
+        var connected: Set<String> = []
+        for consumer in consumers where consumer["connected"]?.boolValue == true {
+            guard let name = consumer["name"]?.stringValue else { continue }
+            if keyed, supervised.contains(name), consumer["client"]?.stringValue != "plugin:\(name)" { continue }
+            connected.insert(name)
+        }
+        return connected
     }
 }

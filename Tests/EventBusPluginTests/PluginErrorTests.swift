@@ -6,13 +6,14 @@ import Testing
 
 /// Exit statuses come from an error's kind, not from matching its text (issue 16, item 6).
 @Suite struct PluginErrorTests {
-    @Test(arguments: [["--bogus", "x"], ["--batch", "0"], ["--credit", "x"], ["--name"]])
+    @Test(arguments: [["--bogus", "x"], ["--batch", "0"], ["--credit", "x"], ["--name"], ["--log-level", "loud"]])
     func aBadCommandLineIsAUsageError(arguments: [String]) {
-        #expect {
-            _ = try PluginConfiguration.parse(arguments, defaultName: "p")
-        } throws: { error in
-            (error as? PluginError)?.kind == .usage
+        guard case .failure(let exit) = PluginCommandLine<PluginOptions>.read(arguments) else {
+            Issue.record("\(arguments) was accepted")
+            return
         }
+        #expect(exit.status == 2)
+        #expect(!exit.message.isEmpty)
     }
 
     @Test func otherErrorsAreRuntimeErrors() {

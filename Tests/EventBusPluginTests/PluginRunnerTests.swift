@@ -177,11 +177,23 @@ final class ErrorBox: @unchecked Sendable {
         #expect(passed.frame(byReference: true) == Array("@1234567".utf8))
         #expect(passed.frame(byReference: false) == PluginHarness.event(1))
         #expect(OutgoingEvent(bytes: [1, 2]).frame(byReference: true) == [1, 2])
-        let hello = { (json: String) in [Array("EB1".utf8), Array("OK".utf8), Array("1".utf8), Array(json.utf8)] }
-        #expect(PluginRunner<Identity>.features(hello(#"{"features":["batch","forward","pubs"]}"#)) == ["batch", "forward", "pubs"])
-        #expect(!PluginRunner<Identity>.features(hello(#"{"features":["batch"]}"#)).contains("forward"))
-        #expect(PluginRunner<Identity>.features(hello(#"{"version":"0.1"}"#)).isEmpty)
-        #expect(PluginRunner<Identity>.features([Array("EB1".utf8), Array("ERR".utf8), Array("1".utf8)]).isEmpty)
+        #expect(WireProtocol.helloFeatures(Array(#"{"features":["batch","forward","pubs"]}"#.utf8)) == ["batch", "forward", "pubs"])
+        #expect(WireProtocol.helloFeatures(Array(#"{"version":"0.1"}"#.utf8)).isEmpty)
+        // RunnerStateTests: the runner sends `@SEQ` only after a HELLO that lists `forward`.
+    }
+
+    @Test func aRunnerRunsOnOneThreadAtATime() throws {
+        let harness = try PluginHarness(pipeline: ["identity"])
+        defer { harness.stop() }
+        let runner = try PluginRunner(plugin: Identity(name: "identity"),
+                                      configuration: harness.configuration("identity", input: "in", output: "out"), logger: logger)
+        let (ended, _) = harness.start(runner)
+        #expect(try harness.publish((0..<10).map(PluginHarness.event)).count == 10)
+        _ = try harness.read("out/", count: 10)
+        #expect(throws: PluginError.self) { try runner.run() }
+        runner.stop()
+        ended.wait()
+        #expect(runner.lastAppliedSeq == 10)
     }
 
     @Test func emittedEventsGetDeterministicIdsFromTheInputSeq() throws {

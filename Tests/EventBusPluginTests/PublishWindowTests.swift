@@ -9,9 +9,9 @@ import Testing
         (0..<count).map { _ in OutgoingEvent(bytes: [UInt8](repeating: 0x61, count: bytes)) }
     }
 
-    /// Confirms the chunk sent under CORR `[correlation]`, which must be awaited.
-    static func confirm(_ window: inout PublishWindow, _ correlation: UInt8) throws {
-        let place = window.answered([correlation])
+    /// Confirms the chunk sent as request `number`, which must be awaited.
+    static func confirm(_ window: inout PublishWindow, _ number: UInt64) throws {
+        let place = window.answered(request: number)
         window.confirm(try #require(place))
     }
 
@@ -25,7 +25,7 @@ import Testing
             #expect(window.hasRoom(batchSize: 500, credit: 5_000), "batch \(batch)")
             for place in window.add(lastSeq: UInt64(500 * (batch + 1)), inputs: 500, started: .now,
                                     outputs: [("next", Self.events(500))], maxEvents: 1_000, maxBytes: 1 << 20) {
-                window.sent(place, correlation: [sent])
+                window.sent(place, request: UInt64(sent), now: .now)
                 sent += 1
             }
         }
@@ -54,7 +54,7 @@ import Testing
         var window = PublishWindow()
         let first = window.add(lastSeq: 5, inputs: 5, started: .now, outputs: [("next", Self.events(4))], maxEvents: 2, maxBytes: 1_000)
         let second = window.add(lastSeq: 8, inputs: 3, started: .now, outputs: [("next", Self.events(1))], maxEvents: 2, maxBytes: 1_000)
-        for (n, place) in (first + second).enumerated() { window.sent(place, correlation: [UInt8(n)]) }
+        for (n, place) in (first + second).enumerated() { window.sent(place, request: UInt64(n), now: .now) }
         // The second batch is confirmed first: nothing settles, its ACK would skip the first's output.
         try Self.confirm(&window, 2)
         #expect(window.removeSettled().isEmpty)
@@ -63,18 +63,18 @@ import Testing
         try Self.confirm(&window, 1)
         #expect(window.removeSettled().map(\.lastSeq) == [5, 8])
         #expect(window.isEmpty)
-        #expect(window.answered([1]) == nil)
+        #expect(window.answered(request: 1) == nil)
     }
 
     @Test func afterAReconnectEveryUnconfirmedChunkIsSentAgainInOrderUnderNewCorrelations() throws {
         var window = PublishWindow()
         let places = window.add(lastSeq: 3, inputs: 3, started: .now, outputs: [("next", Self.events(6))], maxEvents: 2, maxBytes: 1_000)
-        for (n, place) in places.enumerated() { window.sent(place, correlation: [UInt8(n)]) }
+        for (n, place) in places.enumerated() { window.sent(place, request: UInt64(n), now: .now) }
         try Self.confirm(&window, 1)
         let again = window.unconfirmedForResend()
         #expect(again == [places[0], places[2]])
-        #expect(!window.isAwaited([0]) && !window.isAwaited([2]))
-        for (n, place) in again.enumerated() { window.sent(place, correlation: [UInt8(10 + n)]) }
+        #expect(!window.isAwaited(request: 0) && !window.isAwaited(request: 2))
+        for (n, place) in again.enumerated() { window.sent(place, request: UInt64(10 + n), now: .now) }
         #expect(window.chunk(places[0]).attempts == 2)
         try Self.confirm(&window, 10)
         try Self.confirm(&window, 11)

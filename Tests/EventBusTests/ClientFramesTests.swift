@@ -106,4 +106,62 @@ import Testing
         #expect(BusClient.failedEventRange(of: BusError(.badEvent, "events 500-999: event 3: no id")) == 500...999)
         #expect(BusClient.failedEventRange(of: BusError(.timeout, "no reply")) == nil)
     }
+
+    /// The builders the plugin runner and the readiness probe send with (issue 16, item 4).
+    @Test func requestBuildersNumberTheirCorrAndCarryTheirArguments() {
+        let corr = ClientFrames.correlation(5)
+        #expect(ClientFrames.ping(request: 5) == [bytes("EB1"), bytes("PING"), corr])
+        #expect(ClientFrames.stats(request: 5) == [bytes("EB1"), bytes("STATS"), corr])
+        #expect(ClientFrames.consume(request: 5, name: "p", start: .earliest, credit: 10, prefixes: ["in/"])
+            == [bytes("EB1"), bytes("CONSUME"), corr, bytes("p"), bytes("earliest"), bytes("10"), bytes("in/")])
+        #expect(ClientFrames.publish(request: 5, stage: "next", events: [bytes("{}"), bytes("@7")])
+            == [bytes("EB1"), bytes("PUB"), corr, bytes("next"), bytes("{}"), bytes("@7")])
+        #expect(ClientFrames.publishBatch(request: 5, stage: "next", events: [bytes("{}"), bytes("@7")])
+            == [bytes("EB1"), bytes("PUBS"), corr, bytes("next"), bytes("2\n{}2\n@7")])
+        #expect(ClientFrames.hello(request: 5, body: bytes("{}")) == [bytes("EB1"), bytes("HELLO"), corr, bytes("{}")])
+    }
+
+    @Test func helloBodyAddsWhatAPeerAsksOfItsConnectionOnlyWhenGiven() {
+        #expect(ClientFrames.helloBody(name: "cli", role: "backend", version: "1")
+            == bytes(#"{"name":"cli","role":"backend","version":"1"}"#))
+        #expect(ClientFrames.helloBody(name: "p\"q", role: "plugin", version: "1", batch: true, compactOK: true, services: ["receipts"])
+            == bytes(#"{"name":"p\"q","role":"plugin","version":"1","batch":true,"compact_ok":true,"services":["receipts"]}"#))
+        #expect(ClientFrames.helloBody(name: "p", role: "plugin", version: "1", services: [])
+            == bytes(#"{"name":"p","role":"plugin","version":"1","services":[]}"#))
+    }
+
+    /// Reads `frames` through an ``InboundReader`` as libzmq would hand them over.
+    func read(_ frames: [[UInt8]]) -> (ClientFrames.Inbound, [Delivery]) {
+        var reader = InboundReader()
+        var deliveries: [Delivery] = []
+        for frame in frames {
+            frame.withUnsafeBytes { bytes in
+                reader.take(bytes) { seq, topic, event in
+                    deliveries.append(Delivery(seq: seq, topic: String(decoding: topic, as: UTF8.self), event: Array(event)))
+                }
+            }
+        }
+        return (reader.message(), deliveries)
+    }
+
+    @Test func theReaderDecodesAnEVTSBatchInPlaceAndParsesEverythingElseLikeParse() {
+        let batch = DeliveryBatch.encode([(seq: 7, topic: bytes("in/a/t"), event: bytes("{}")), (seq: 9, topic: bytes("in/b/t"), event: bytes("[]"))])
+        let (message, deliveries) = read([bytes("EB1"), bytes("EVTS"), bytes("c"), batch])
+        #expect(message == .events(name: "c", deliveries: []))
+        #expect(deliveries == [Delivery(seq: 7, topic: "in/a/t", event: bytes("{}")), Delivery(seq: 9, topic: "in/b/t", event: bytes("[]"))])
+        let broken = read([bytes("EB1"), bytes("EVTS"), bytes("c"), batch + bytes("12 x")])
+        #expect(broken.0 == .malformed("EVTS batch is not well formed"))
+        #expect(broken.1.count == 2, "the events before the break were handed over")
+        #expect(read([bytes("EB1"), bytes("EVTS"), bytes("c"), batch, bytes("extra")]).0 == .malformed("EVTS with 5 frames, expected 4"))
+        for frames in [
+            [bytes("EB1"), bytes("OK"), ClientFrames.correlation(3), bytes("1 2")],
+            [bytes("EB1"), bytes("ERR"), ClientFrames.correlation(3), bytes("busy"), bytes("later")],
+            [bytes("EB1"), bytes("EVT"), bytes("c"), bytes("4"), bytes("in/a/t"), bytes("{}")],
+            [bytes("EB1"), bytes("END"), bytes("c"), bytes("taken over")],
+            [bytes("EB2"), bytes("OK")],
+        ] {
+            #expect(read(frames).0 == ClientFrames.parse(frames))
+            #expect(read(frames).1.isEmpty)
+        }
+    }
 }

@@ -137,15 +137,22 @@ final class ClientIO: Sendable {
             if ready[0].contains(.readable) {
                 // Bounded, so that commands and timers are not starved by a flood of EVTs.
                 for _ in 0..<1_000 {
-                    let frames: [[UInt8]]?
+                    var reader = InboundReader()
+                    var deliveries: [Delivery] = []
                     do {
-                        frames = try dealer.receive(dontWait: true)
+                        let received = try dealer.receive(dontWait: true) { _, bytes in
+                            reader.take(bytes) { seq, topic, event in
+                                deliveries.append(Delivery(seq: seq, topic: String(decoding: topic, as: UTF8.self), event: Array(event)))
+                            }
+                        }
+                        guard received != nil else { break }
                     } catch {
                         logger.warning("receive failed", metadata: ["error.type": "\(error)"])
                         break
                     }
-                    guard let frames else { break }
-                    perform(state.received(frames), on: dealer, state: &state)
+                    var message = reader.message()
+                    if case .events(let name, _) = message { message = .events(name: name, deliveries: deliveries) }
+                    perform(state.received(message), on: dealer, state: &state)
                 }
             }
             perform(state.tick(now: clock.now), on: dealer, state: &state)

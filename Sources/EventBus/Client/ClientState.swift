@@ -7,9 +7,9 @@ import Logging
 /// for their replies (by CORR), the durable consumers and their offsets, and decides
 /// what to resend and when. `Waiter` is what resumes a caller (a continuation);
 /// `Sink` is where a consumer's deliveries go. Tests use plain values for both.
-struct ClientState<Waiter, Sink> {
+package struct ClientState<Waiter, Sink> {
     /// Something for the I/O thread to do.
-    enum Action {
+    package enum Action {
         /// Send `frames`; when the socket refuses it (high-water mark), report
         /// ``ClientState/sendFailed(request:)`` with `request` if it is not `nil`.
         case send(request: UInt64?, frames: [[UInt8]])
@@ -66,7 +66,7 @@ struct ClientState<Waiter, Sink> {
     /// The connection was lost and has not come back yet.
     private(set) var lostConnection = false
 
-    init(endpoint: String, requestTimeout: Duration, resendAfter: Duration) {
+    package init(endpoint: String, requestTimeout: Duration, resendAfter: Duration) {
         self.endpoint = endpoint
         self.requestTimeout = requestTimeout
         self.resendAfter = resendAfter
@@ -75,7 +75,7 @@ struct ClientState<Waiter, Sink> {
     // MARK: Calls
 
     /// A request from a caller: `verb` with `arguments`, answered through `waiter`.
-    mutating func request(_ verb: Verb, _ arguments: [[UInt8]], waiter: Waiter, now: ContinuousClock.Instant) -> [Action] {
+    package mutating func request(_ verb: Verb, _ arguments: [[UInt8]], waiter: Waiter, now: ContinuousClock.Instant) -> [Action] {
         let idempotent = verb == .pub || verb == .pubs || verb == .stats || verb == .ping || verb == .hello
         guard verb == .pub else {
             return register(verb, arguments, waiter: waiter, consumer: nil, idempotent: idempotent, now: now)
@@ -153,8 +153,13 @@ struct ClientState<Waiter, Sink> {
     // MARK: Messages
 
     /// A message arrived on the DEALER.
-    mutating func received(_ frames: [[UInt8]]) -> [Action] {
-        switch ClientFrames.parse(frames) {
+    package mutating func received(_ frames: [[UInt8]]) -> [Action] {
+        received(ClientFrames.parse(frames))
+    }
+
+    /// A message arrived on the DEALER, parsed (``InboundReader`` decodes an EVTS in place).
+    package mutating func received(_ message: ClientFrames.Inbound) -> [Action] {
+        switch message {
         case .ok(let corr, let body) where corr == ClientFrames.batchHelloCorrelation:
             offersPubs = body.first.map(WireProtocol.helloFeatures)?.contains("pubs") ?? false
             return []
@@ -277,7 +282,7 @@ struct ClientState<Waiter, Sink> {
     // MARK: Time
 
     /// Fails the requests past their deadline and resends the idempotent ones past `resendAfter`.
-    mutating func tick(now: ContinuousClock.Instant) -> [Action] {
+    package mutating func tick(now: ContinuousClock.Instant) -> [Action] {
         var actions: [Action] = []
         for number in pending.keys.sorted() {
             // Safe: iterating over the keys of `pending`; only this key is removed below.
@@ -305,7 +310,7 @@ struct ClientState<Waiter, Sink> {
     }
 
     /// The next instant at which ``tick(now:)`` has something to do, or `nil`.
-    var nextDeadline: ContinuousClock.Instant? {
+    package var nextDeadline: ContinuousClock.Instant? {
         var next: ContinuousClock.Instant?
         for request in pending.values {
             var due = request.deadline
@@ -316,7 +321,7 @@ struct ClientState<Waiter, Sink> {
     }
 
     /// The client is closing: fails every waiting request and ends every consumer.
-    mutating func shutdown(reason: BusError) -> [Action] {
+    package mutating func shutdown(reason: BusError) -> [Action] {
         var actions: [Action] = []
         for number in pending.keys.sorted() {
             // Safe: iterating over the keys of `pending`.

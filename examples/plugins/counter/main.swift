@@ -1,5 +1,5 @@
 // A stateful plugin: counts the events it sees by type, passes every event on,
-// emits a `counter.milestone` event to `diag` every 1,000 events of a type, and
+// emits a `counter.milestone` event to `diag` every 1,000 events of a type (`--milestone N`), and
 // answers the `counter` service: `eventbus query --service counter count '{"type":"message.read"}'`.
 //
 // Its state is committed with the SEQ of the last event applied, so after a
@@ -31,6 +31,8 @@ struct Counts: PluginState {
 struct Counter: Plugin {
     let name = "counter"
     var services: [String] { ["counter"] }
+    /// A `counter.milestone` every this many events of a type.
+    var milestone = 1_000
 
     func initialState() -> Counts { Counts() }
 
@@ -52,7 +54,7 @@ struct Counter: Plugin {
         let count = (state.byType[type] ?? 0) + 1
         state.byType[type] = count
         output.pass(event)
-        if count % 1_000 == 0 {
+        if count % milestone == 0 {
             var w = JSONWriter()
             w.beginObject()
             w.key("type"); w.string(type)
@@ -63,4 +65,18 @@ struct Counter: Plugin {
     }
 }
 
-await PluginMain.run(Counter())
+/// The options every plugin takes, and the counter's own.
+struct CounterOptions: PluginArguments {
+    @OptionGroup var plugin: PluginOptions
+
+    @Option(help: ArgumentHelp("Emit a counter.milestone to diag every N events of a type.", valueName: "N"))
+    var milestone: Int = 1_000
+
+    func validate() throws {
+        guard milestone >= 1 else { throw ValidationError("--milestone must be at least 1") }
+    }
+}
+
+await PluginMain.run(CounterOptions.self) { options in
+    Counter(milestone: options.milestone)
+}
