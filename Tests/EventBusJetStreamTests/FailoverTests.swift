@@ -86,7 +86,7 @@ import ZeroMQ
             if let info = try? jetStream.streamInfo(stream), info.leader == node, info.lastSequence > 0 { return }
             _ = try? connection.request("$JS.API.STREAM.LEADER.STEPDOWN.\(stream)",
                                         Array(#"{"placement":{"preferred":"\#(node)"}}"#.utf8), timeout: .seconds(2))
-            try await Task.sleep(for: .milliseconds(500))
+            try await Task.sleep(for: .milliseconds(500))  // a poll interval
         }
         throw TestFailure("\(node) never became the leader of \(stream)")
     }
@@ -97,7 +97,7 @@ import ZeroMQ
         var made: PullConsumer?
         for _ in 0..<10 where made == nil {
             made = try? PullConsumer(jetStream: jetStream, config: PullConsumerConfig(stream: stream, durable: durable))
-            if made == nil { Thread.sleep(forTimeInterval: 1) }
+            if made == nil { Thread.sleep(forTimeInterval: 1) }  // a poll interval
         }
         let consumer = try #require(made)
         let last = try jetStream.streamInfo(stream).lastSequence

@@ -31,6 +31,17 @@ import Testing
         return process
     }
 
+    /// Waits until `process` has exited, at most `seconds`, by polling: never an unbounded
+    /// `waitUntilExit`, which would hang the suite on a gateway that does not stop.
+    static func reap(_ process: Process, within seconds: Double = 30) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(10_000) }  // a poll interval
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            throw TestFailure("the gateway (pid \(process.processIdentifier)) still ran after \(Int(seconds)) s; killed")
+        }
+    }
+
     @Test func anUnreachableClusterEndsTheGatewayNamingTheAddress() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-gw-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -38,7 +49,7 @@ import Testing
         let log = directory.appendingPathComponent("stderr")
         let address = "nats://127.0.0.1:1"
         let process = try Self.gateway(["--backend", address, "--endpoint", "ipc://\(directory.path)/gw.sock"], stderr: log)
-        process.waitUntilExit()
+        try Self.reap(process)
         #expect(process.terminationStatus != 0)
         let text = try String(contentsOf: log, encoding: .utf8)
         #expect(text.contains(address), "stderr: \(text)")
@@ -74,7 +85,7 @@ import Testing
                 }
             }
         }
-        gateway.waitUntilExit()
+        try Self.reap(gateway)
         #expect(gateway.terminationReason == .uncaughtSignal)
         let before = tally.confirmed.withLock { $0 }
         #expect(before.count >= 100)
@@ -101,7 +112,7 @@ import Testing
         #expect(info.messages == UInt64(ids.count))
         #expect(info.lastSequence == UInt64(ids.count))
         kill(gateway.processIdentifier, SIGTERM)
-        gateway.waitUntilExit()
+        try Self.reap(gateway)
         #expect(gateway.terminationStatus == 0)
     }
 }

@@ -33,7 +33,7 @@ final class NATSServer: @unchecked Sendable {
             try Self.waitUntilReady(url: url, process: process)
         } catch {
             Foundation.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            Self.reap(process)
             throw error
         }
     }
@@ -47,7 +47,14 @@ final class NATSServer: @unchecked Sendable {
     func kill() {
         guard process.isRunning else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        Self.reap(process)
+    }
+
+    /// Waits until `process` is gone, at most `seconds` (a SIGKILLed one goes at once), by
+    /// polling: never an unbounded `waitUntilExit`.
+    static func reap(_ process: Process, within seconds: Double = 10) {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(10_000) }  // a poll interval
     }
 
     /// A connection to this server that does not reconnect (the tests kill servers).
@@ -137,7 +144,7 @@ final class NATSServer: @unchecked Sendable {
         process.standardError = pipe
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        Self.reap(process)
         return String(decoding: data, as: UTF8.self)
     }
 }
