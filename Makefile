@@ -15,7 +15,7 @@ TEST_ENV = EVENTBUS_BIN=$(CURDIR)/.build/debug/eventbus \
 	EVENTBUS_EXAMPLE_CHAT_BACKEND_BIN=$(CURDIR)/examples/chat-backend/.build/debug \
 	EVENTBUS_EXAMPLE_GATEWAY_BIN=$(CURDIR)/examples/gateway/.build/debug
 
-.PHONY: run test test-swift test-examples test-python build examples release bench clean fuzz fuzz-build
+.PHONY: run test test-swift test-examples test-python test-formal build examples release bench clean fuzz fuzz-build
 
 run: release
 	.build/release/eventbus up --data-dir $(DATA_DIR)
@@ -47,7 +47,7 @@ test:
 		echo "$(SWIFT) build --build-tests --package-path $$package $(SWIFTFLAGS)"; \
 		$(SWIFT) build --build-tests --package-path $$package $(SWIFTFLAGS) || exit 1; \
 	done
-	$(MAKE) test-swift test-examples test-python
+	$(MAKE) test-formal test-swift test-examples test-python
 
 test-swift:
 	$(TEST_ENV) $(SWIFT) test --skip-build
@@ -60,6 +60,11 @@ test-examples:
 
 test-python:
 	$(TEST_ENV) python3 -m pytest -q Tests/Python
+
+# The Promela model of commit, dedup and the plugin's resume, checked with spin
+# (docs/reliability.md): the real rules pass, each mutant gives a counterexample.
+test-formal:
+	formal/check.sh
 
 # libFuzzer over the parser, the JSON scanner and the event validator (docs/fuzzing.md).
 # Its own scratch path: the sanitizer build does not disturb .build/debug.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing need, only when it is missing:
-#   libzmq3-dev and pkg-config (Debian), and with --test also curl, tcpdump and chromium
-#   (Debian: docs/integration.md's curl lines, the CURVE wire test, the browser demo's
-#   headless test) and pyzmq, pytest and websocket-client (PyPI).
+#   libzmq3-dev and pkg-config (Debian), and with --test also curl, tcpdump, chromium and
+#   spin (Debian: docs/integration.md's curl lines, the CURVE wire test, the browser demo's
+#   headless test, formal/check.sh) and pyzmq, pytest and websocket-client (PyPI).
 set -euo pipefail
 need=()
 pkg-config --exists libzmq 2>/dev/null || need+=(libzmq3-dev)
@@ -13,6 +13,8 @@ if [ "${1:-}" = "--test" ]; then
   command -v curl >/dev/null 2>&1 || need+=(curl)  # docs/integration.md's curl lines, run by a test
   command -v tcpdump >/dev/null 2>&1 || need+=(tcpdump)
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
+  command -v spin >/dev/null 2>&1 || need+=(spin)  # formal/check.sh (its pan needs gcc)
+  command -v gcc >/dev/null 2>&1 || need+=(gcc)
 fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing ${need[*]} (apt-get)" >&2
