@@ -75,7 +75,8 @@ struct EventGenerator {
             sent[cid, default: []].append(id)
             let message = NewMessage(
                 id: id, userID: someUser(), createdAt: Self.time(clock), kind: rng.chance(12) ? .system : .regular,
-                silent: rng.chance(10))
+                silent: rng.chance(10),
+                mentionedUsers: rng.chance(35) ? (0..<(1 + rng.below(3))).map { _ in someUser() } : [])
             payload = .messageNew(cid: cid, message: message)
         case 45..<49:
             let cid = someChannel()

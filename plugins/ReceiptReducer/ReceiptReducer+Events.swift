@@ -57,8 +57,14 @@ extension ReceiptReducer {
             return []
         }
         let sender = intern(message.userID)
+        var mentioned: [UInt32] = []
+        for userID in message.mentionedUsers {
+            let user = intern(userID)
+            if user != sender && !mentioned.contains(user) { mentioned.append(user) }
+        }
         let position = channels[ci].appendMessage(
-            id: message.id, sender: sender, system: message.kind == .system, silent: message.silent)
+            id: message.id, sender: sender, system: message.kind == .system, silent: message.silent,
+            mentioned: mentioned)
         if let slot = channels[ci].currentSlot(of: sender) {
             let time = times.encode(message.createdAt)
             channels[ci].setRead(slot: slot, to: position, time: time, flags: userFlags[Int(sender)])

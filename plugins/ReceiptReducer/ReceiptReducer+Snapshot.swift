@@ -15,11 +15,14 @@ import EventBusCore
 /// order is rebuilt from what they hold — each channel's records sorted by
 /// read time, then by user id descending, take stamps 0, 1, 2, …, so equal
 /// times list by user id. A channel's next stamp is one past its largest
-/// (the latest stamp given is always still held). Only the primary state is
+/// (the latest stamp given is always still held). Version 4 appends, per
+/// channel in order, its mentions: the number of messages that mention
+/// anyone, then for each, by position, the position and the mentioned users
+/// (a count, then user indices); versions 1–3 load with no mentions. Only the primary state is
 /// stored; the count structures are rebuilt on load in O(n log n).
 extension ReceiptReducer {
     static let snapshotMagic: [UInt8] = [0x52, 0x52, 0x53]  // "RRS"
-    static let snapshotVersion: UInt8 = 3
+    static let snapshotVersion: UInt8 = 4
 
     /// Encodes the whole state.
     public func encodeSnapshot() -> [UInt8] {
@@ -57,6 +60,14 @@ extension ReceiptReducer {
         for (name, flags) in typeFlags.sorted(by: { $0.key < $1.key }) {
             w.string(name)
             w.bytes.append(flags.rawValue)
+        }
+        for channel in channels {
+            w.uint(UInt64(channel.mentionedUsers.count))
+            for (position, mentioned) in channel.mentionedUsers.sorted(by: { $0.key < $1.key }) {
+                w.uint(UInt64(position))
+                w.uint(UInt64(mentioned.count))
+                for user in mentioned { w.uint(UInt64(user)) }
+            }
         }
         return w.bytes
     }
@@ -99,6 +110,7 @@ extension ReceiptReducer {
             }
         }
         if version >= 2 { try decodeSettings(&r) }
+        if version >= 4 { try decodeMentions(&r) }
         guard r.isAtEnd else { throw SnapshotError("trailing bytes at \(r.offset)") }
     }
 
@@ -131,6 +143,36 @@ extension ReceiptReducer {
             channels[ci].hiddenReads = reads.sorted()
             channels[ci].hiddenDeliveries = deliveries.sorted()
             channels[ci].hiddenMembers = hidden
+        }
+    }
+
+    /// Reads the mentions (version 4) and rebuilds each channel's mention index.
+    private mutating func decodeMentions(_ r: inout SnapshotReader) throws(SnapshotError) {
+        for ci in channels.indices {
+            let cid = channels[ci].cid
+            var previous: Int32 = -1
+            for _ in 0..<(try r.count("mentions")) {
+                let position = try r.uint()
+                guard position < UInt64(channels[ci].messageIDs.count), Int32(position) > previous else {
+                    throw SnapshotError("\(cid): bad mention position \(position)")
+                }
+                let at = Int32(position)
+                previous = at
+                let info = channels[ci].messageInfo[Int(at)]
+                var mentioned: [UInt32] = []
+                for _ in 0..<(try r.count("mentioned users")) {
+                    let user = try r.uint()
+                    guard user < UInt64(users.count), UInt32(user) != info & ChannelState.senderMask,
+                        !mentioned.contains(UInt32(user))
+                    else { throw SnapshotError("\(cid): bad mentioned user at \(position)") }
+                    mentioned.append(UInt32(user))
+                }
+                guard !mentioned.isEmpty else { throw SnapshotError("\(cid): empty mention at \(position)") }
+                channels[ci].mentionedUsers[at] = mentioned
+                if ChannelState.isCountable(info) {
+                    for user in mentioned { channels[ci].mentions[user, default: []].append(at) }
+                }
+            }
         }
     }
 
