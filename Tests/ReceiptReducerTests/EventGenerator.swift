@@ -54,6 +54,12 @@ struct EventGenerator {
         clock += 1 + rng.below(3000)
         let time: String? = rng.chance(3) ? nil : Self.time(clock)
         let payload: IngressPayload
+        if rng.chance(6) {
+            let preference: CountPreference? = rng.chance(40) ? nil : pick(CountPreference.allCases)
+            payload = .memberUpdated(
+                cid: someChannel(), userID: someUser(), muted: rng.chance(40) ? nil : rng.chance(50), countUnread: preference)
+            return ReducerInput(seq: seq, time: time, payload: payload)
+        }
         let roll = rng.below(100)
         switch roll {
         case 0..<8:

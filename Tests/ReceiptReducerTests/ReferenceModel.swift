@@ -23,6 +23,8 @@ struct ReferenceModel {
         var isMember: Bool
         /// When the read watermark last moved, in apply order (``ReferenceModel/moves``).
         var readMove: Int
+        var muted = false
+        var countUnread = CountPreference.all
     }
 
     struct Channel {
@@ -82,10 +84,12 @@ struct ReferenceModel {
         var mentions = 0
         for channel in channels {
             guard let i = channel.current(user) else { continue }
-            let n = channel.unread(channel.members[i])
+            let m = channel.members[i]
+            if m.countUnread == .off { continue }
+            let n = m.muted || m.countUnread == .mentions ? channel.unreadMentions(m) : channel.unread(m)
             total += n
             if n > 0 { count += 1 }
-            mentions += channel.unreadMentions(channel.members[i])
+            mentions += channel.unreadMentions(m)
         }
         return (total, count, mentions)
     }
@@ -274,6 +278,12 @@ struct ReferenceModel {
                         ("last_read_message_id", ch.id(at: m.read)), ("last_read", Self.time(m.readTime)),
                     ] + counts(ch, m))
             ]
+        case .memberUpdated(let cid, let user, let muted, let countUnread):
+            guard let c = channelIndex(cid) else { return [reject(input, cid, user, nil, "unknown_channel")] }
+            guard let i = channels[c].current(user) else { return [reject(input, cid, user, nil, "not_member")] }
+            if let muted { channels[c].members[i].muted = muted }
+            if let countUnread { channels[c].members[i].countUnread = countUnread }
+            return []
         case .userUpdated(let user, let delivery, let read):
             if let read { if read { readOff.remove(user) } else { readOff.insert(user) } }
             if let delivery { if delivery { deliveryOff.remove(user) } else { deliveryOff.insert(user) } }
@@ -388,6 +398,7 @@ struct ReferenceModel {
                 rows.append(
                     obj([
                         ("cid", .string(ch.cid)), ("unread_messages", n(unread)), ("unread_mentions", n(ch.unreadMentions(m))),
+                        ("muted", .bool(m.muted)), ("count_unread", .string(m.countUnread.rawValue)),
                         ("last_read", Self.time(m.readTime)), ("first_unread_message_id", ch.id(at: ch.firstUnread(m)!)),
                     ]))
             }

@@ -54,7 +54,10 @@ import Testing
             w.bytes += Array(repeating: 0, count: users.count)
             w.uint(0)
         }
-        if version >= 4 { w.uint(0) }  // the channel mentions nobody
+        if version >= 4 {
+            w.uint(0)  // the channel mentions nobody
+            w.uint(0)  // and its members keep the default settings
+        }
         return w.bytes
     }
 

@@ -40,6 +40,21 @@ extension ReceiptReducer {
         return []
     }
 
+    /// `member.updated`: the member's mute and count preference for the channel; a key left
+    /// out keeps its value. Emits nothing (the totals change: the next notification or query shows it).
+    mutating func memberUpdated(
+        _ input: ReducerInput, cid: String, userID: String, muted: Bool?, countUnread: CountPreference?
+    ) -> [ReducerOutput] {
+        switch resolve(cid, userID, nil) {
+        case .failure(let reason):
+            return [reject(input, cid: cid, userID: userID, messageID: nil, reason)]
+        case .success(let target):
+            if let muted { channels[target.ci].members[Int(target.slot)].muted = muted }
+            if let countUnread { channels[target.ci].members[Int(target.slot)].countUnread = countUnread }
+            return []
+        }
+    }
+
     private mutating func join(_ ci: Int, _ user: UInt32, time: Int64) {
         if channels[ci].addMember(user, time: time, users, flags: userFlags[Int(user)]) {
             userChannels[Int(user)].append(Int32(ci))

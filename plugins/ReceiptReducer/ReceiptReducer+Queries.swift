@@ -251,7 +251,7 @@ extension ReceiptReducer {
     /// An unknown user has no unread (zeros, no channels).
     private func unreadCounts(_ params: JSONValue) throws(QueryError) -> [UInt8] {
         let userID = try Self.required(params, "user_id", Identifier.isValidUserID, Self.userRule)
-        var rows: [(cid: String, unread: Int, mentions: Int, lastRead: String?, first: String)] = []
+        var rows: [(cid: String, unread: Int, mentions: Int, muted: Bool, countUnread: String, lastRead: String?, first: String)] = []
         var totals = UnreadTotals()
         if let user = userIndex[userID] {
             totals = self.totals(user)
@@ -265,7 +265,7 @@ extension ReceiptReducer {
                 }
                 rows.append((
                     channel.cid, unread, channel.unreadMentions(after: record.readPosition, user: user),
-                    times.decode(record.readTime), channel.messageIDs[Int(first)]
+                    record.muted, record.countUnread.rawValue, times.decode(record.readTime), channel.messageIDs[Int(first)]
                 ))
             }
         }
@@ -282,6 +282,8 @@ extension ReceiptReducer {
             writer.key("cid"); writer.string(row.cid)
             writer.key("unread_messages"); writer.int(row.unread)
             writer.key("unread_mentions"); writer.int(row.mentions)
+            writer.key("muted"); writer.bool(row.muted)
+            writer.key("count_unread"); writer.string(row.countUnread)
             writer.key("last_read"); writeOptional(&writer, row.lastRead)
             writer.key("first_unread_message_id"); writer.string(row.first)
             writer.endObject()

@@ -18,7 +18,11 @@ import EventBusCore
 /// (the latest stamp given is always still held). Version 4 appends, per
 /// channel in order, its mentions: the number of messages that mention
 /// anyone, then for each, by position, the position and the mentioned users
-/// (a count, then user indices); versions 1–3 load with no mentions. Only the primary state is
+/// (a count, then user indices); then, per channel in order, its member
+/// settings: the number of records with a setting other than the default,
+/// then for each, by slot, the slot and a byte (bit 0 muted, bits 1–2 the
+/// count preference: 0 all, 1 mentions, 2 off). Versions 1–3 load with no
+/// mentions and default settings. Only the primary state is
 /// stored; the count structures are rebuilt on load in O(n log n).
 extension ReceiptReducer {
     static let snapshotMagic: [UInt8] = [0x52, 0x52, 0x53]  // "RRS"
@@ -69,6 +73,14 @@ extension ReceiptReducer {
                 for user in mentioned { w.uint(UInt64(user)) }
             }
         }
+        for channel in channels {
+            let changed = channel.members.indices.filter { Self.settingsByte(channel.members[$0]) != 0 }
+            w.uint(UInt64(changed.count))
+            for slot in changed {
+                w.uint(UInt64(slot))
+                w.bytes.append(Self.settingsByte(channel.members[slot]))
+            }
+        }
         return w.bytes
     }
 
@@ -110,7 +122,10 @@ extension ReceiptReducer {
             }
         }
         if version >= 2 { try decodeSettings(&r) }
-        if version >= 4 { try decodeMentions(&r) }
+        if version >= 4 {
+            try decodeMentions(&r)
+            try decodeMemberSettings(&r)
+        }
         guard r.isAtEnd else { throw SnapshotError("trailing bytes at \(r.offset)") }
     }
 
@@ -143,6 +158,33 @@ extension ReceiptReducer {
             channels[ci].hiddenReads = reads.sorted()
             channels[ci].hiddenDeliveries = deliveries.sorted()
             channels[ci].hiddenMembers = hidden
+        }
+    }
+
+    /// A member record's settings as a byte: bit 0 muted, bits 1–2 the count preference.
+    static func settingsByte(_ record: MemberState) -> UInt8 {
+        let preference: UInt8 = switch record.countUnread {
+        case .all: 0
+        case .mentions: 1
+        case .off: 2
+        }
+        return (record.muted ? 1 : 0) | preference << 1
+    }
+
+    /// Reads the member settings (version 4).
+    private mutating func decodeMemberSettings(_ r: inout SnapshotReader) throws(SnapshotError) {
+        for ci in channels.indices {
+            var previous = -1
+            for _ in 0..<(try r.count("member settings")) {
+                let slot = try r.uint()
+                let byte = try r.byte()
+                guard slot < UInt64(channels[ci].members.count), Int(slot) > previous, byte != 0, byte & ~7 == 0,
+                    byte >> 1 <= 2
+                else { throw SnapshotError("\(channels[ci].cid): bad member settings") }
+                previous = Int(slot)
+                channels[ci].members[Int(slot)].muted = byte & 1 == 1
+                channels[ci].members[Int(slot)].countUnread = [CountPreference.all, .mentions, .off][Int(byte >> 1)]
+            }
         }
     }
 

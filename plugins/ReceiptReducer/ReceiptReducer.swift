@@ -92,6 +92,8 @@ public struct ReceiptReducer: Sendable {
             return memberAdded(input, cid: cid, userID: userID)
         case .memberRemoved(let cid, let userID):
             return memberRemoved(input, cid: cid, userID: userID)
+        case .memberUpdated(let cid, let userID, let muted, let countUnread):
+            return memberUpdated(input, cid: cid, userID: userID, muted: muted, countUnread: countUnread)
         case .messageNew(let cid, let message):
             return messageNew(input, cid: cid, message: message)
         case .messageDeleted(let cid, let messageID):
@@ -208,11 +210,15 @@ public struct ReceiptReducer: Sendable {
             // userChannels lists only channels where the user has a current slot.
             // (`channels[ci]` each time: a local copy would retain every array of the channel.)
             let slot = channels[Int(ci)].slots[user]!
-            let position = channels[Int(ci)].members[Int(slot)].readPosition
-            let unread = channels[Int(ci)].unread(after: position, user: user)
-            totals.total += unread
-            if unread > 0 { totals.channels += 1 }
-            totals.mentions += channels[Int(ci)].unreadMentions(after: position, user: user)
+            let record = channels[Int(ci)].members[Int(slot)]
+            guard record.countUnread != .off else { continue }
+            let mentions = channels[Int(ci)].unreadMentions(after: record.readPosition, user: user)
+            // Muted and mentions-only channels add their mentions only.
+            let counted = record.muted || record.countUnread == .mentions
+                ? mentions : channels[Int(ci)].unread(after: record.readPosition, user: user)
+            totals.total += counted
+            if counted > 0 { totals.channels += 1 }
+            totals.mentions += mentions
         }
         return totals
     }

@@ -12,6 +12,8 @@ public enum EventType: String, Sendable, CaseIterable, Hashable {
     case memberAdded = "member.added"
     /// A member left a channel.
     case memberRemoved = "member.removed"
+    /// A member's settings for a channel: muted, what counts as unread.
+    case memberUpdated = "member.updated"
     /// A message was sent.
     case messageNew = "message.new"
     /// A message was deleted.
@@ -48,8 +50,8 @@ public enum EventType: String, Sendable, CaseIterable, Hashable {
     /// Whether backends may publish this type to stage `in`.
     public var isIngress: Bool {
         switch self {
-        case .channelCreated, .memberAdded, .memberRemoved, .messageNew, .messageDeleted, .messageDelivered,
-            .messageRead, .notificationMarkRead, .notificationMarkUnread, .userUpdated, .channelTypeUpdated:
+        case .channelCreated, .memberAdded, .memberRemoved, .memberUpdated, .messageNew, .messageDeleted,
+            .messageDelivered, .messageRead, .notificationMarkRead, .notificationMarkUnread, .userUpdated, .channelTypeUpdated:
             return true
         case .receiptRejected, .receiptSuppressed, .query, .reply:
             return false
@@ -60,7 +62,7 @@ public enum EventType: String, Sendable, CaseIterable, Hashable {
     /// to consumers of `out` or to stream subscribers.
     public var isPrivate: Bool {
         switch self {
-        case .channelCreated, .memberAdded, .memberRemoved, .userUpdated, .channelTypeUpdated:
+        case .channelCreated, .memberAdded, .memberRemoved, .memberUpdated, .userUpdated, .channelTypeUpdated:
             return true
         default:
             return false

@@ -16,6 +16,18 @@ extension EventValidator {
         case .memberRemoved:
             return .memberRemoved(
                 cid: try cid(data["cid"], "data.cid"), userID: try userID(data["user_id"], "data.user_id"))
+        case .memberUpdated:
+            let cid = try cid(data["cid"], "data.cid")
+            let user = try userID(data["user_id"], "data.user_id")
+            let muted = try bool(data["muted"], "data.muted")
+            var countUnread: CountPreference?
+            if let value = data["count_unread"] {
+                guard case .string(let text) = value, let parsed = CountPreference(rawValue: text) else {
+                    throw bad("data.count_unread: must be \"all\", \"mentions\" or \"off\"")
+                }
+                countUnread = parsed
+            }
+            return .memberUpdated(cid: cid, userID: user, muted: muted, countUnread: countUnread)
         case .messageNew:
             let cid = try cid(data["cid"], "data.cid")
             guard let message = data["message"] else { throw bad("data.message: required") }

@@ -9,6 +9,8 @@ public enum IngressPayload: Sendable, Equatable, Hashable {
     case memberAdded(cid: String, userID: String)
     /// `member.removed`.
     case memberRemoved(cid: String, userID: String)
+    /// `member.updated`: `userID`'s settings for the channel; `nil` where the key was omitted (keeps its value).
+    case memberUpdated(cid: String, userID: String, muted: Bool?, countUnread: CountPreference?)
     /// `message.new`.
     case messageNew(cid: String, message: NewMessage)
     /// `message.deleted`.
@@ -32,6 +34,7 @@ public enum IngressPayload: Sendable, Equatable, Hashable {
         case .channelCreated: .channelCreated
         case .memberAdded: .memberAdded
         case .memberRemoved: .memberRemoved
+        case .memberUpdated: .memberUpdated
         case .messageNew: .messageNew
         case .messageDeleted: .messageDeleted
         case .messageDelivered: .messageDelivered
@@ -47,6 +50,7 @@ public enum IngressPayload: Sendable, Equatable, Hashable {
     public var cid: String? {
         switch self {
         case .channelCreated(let cid, _), .memberAdded(let cid, _), .memberRemoved(let cid, _),
+            .memberUpdated(let cid, _, _, _),
             .messageNew(let cid, _), .messageDeleted(let cid, _), .messageDelivered(let cid, _, _, _),
             .messageRead(let cid, _, _, _), .notificationMarkRead(let cid, _, _),
             .notificationMarkUnread(let cid, _, _):
