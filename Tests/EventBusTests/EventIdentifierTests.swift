@@ -106,7 +106,7 @@ import Testing
         #expect(ingress == [
             "channel.created", "member.added", "member.removed", "member.updated", "message.new", "message.deleted",
             "message.delivered", "message.read", "notification.mark_read", "notification.mark_unread",
-            "user.updated", "channel_type.updated",
+            "notification.mark_all_read", "user.updated", "channel_type.updated",
         ])
     }
 

@@ -54,6 +54,9 @@ struct EventGenerator {
         clock += 1 + rng.below(3000)
         let time: String? = rng.chance(3) ? nil : Self.time(clock)
         let payload: IngressPayload
+        if rng.chance(3) {
+            return ReducerInput(seq: seq, time: time, payload: .notificationMarkAllRead(userID: someUser(), readAt: someAt()))
+        }
         if rng.chance(6) {
             let preference: CountPreference? = rng.chance(40) ? nil : pick(CountPreference.allCases)
             payload = .memberUpdated(

@@ -278,6 +278,24 @@ struct ReferenceModel {
                         ("last_read_message_id", ch.id(at: m.read)), ("last_read", Self.time(m.readTime)),
                     ] + counts(ch, m))
             ]
+        case .notificationMarkAllRead(let user, let at):
+            var outputs: [ReducerOutput] = []
+            for c in channels.indices.sorted(by: { channels[$0].cid < channels[$1].cid }) {
+                guard let i = channels[c].current(user) else { continue }
+                let before = channels[c].members[i].read
+                _ = readUpTo(c, i, channels[c].messages.count - 1, at ?? now)
+                if channels[c].members[i].read != before { outputs.append(readOutputs(c, i)[0]) }
+            }
+            let t = totals(user)
+            outputs.append(
+                Self.output(
+                    "out", "notification.mark_all_read", "@" + user,
+                    [
+                        ("user_id", .string(user)), ("last_read", .string(at ?? now)),
+                        ("unread_channels", .number(String(t.channels))), ("total_unread_count", .number(String(t.total))),
+                        ("total_unread_mentions", .number(String(t.mentions))),
+                    ]))
+            return outputs
         case .memberUpdated(let cid, let user, let muted, let countUnread):
             guard let c = channelIndex(cid) else { return [reject(input, cid, user, nil, "unknown_channel")] }
             guard let i = channels[c].current(user) else { return [reject(input, cid, user, nil, "not_member")] }

@@ -162,13 +162,42 @@ extension ReceiptReducer {
     private mutating func readForward(_ ci: Int, _ slot: Int32, _ user: UInt32, to position: Int32, time: Int64)
         -> [ReducerOutput]
     {
+        guard moveRead(ci, slot, user, to: position, time: time) else { return [] }
+        return [readEvent(ci, slot), markReadEvent(ci, slot, user)]
+    }
+
+    /// Moves read (and delivered, if passed) forward to `position`; `false` if not forward.
+    private mutating func moveRead(_ ci: Int, _ slot: Int32, _ user: UInt32, to position: Int32, time: Int64) -> Bool {
         let record = channels[ci].members[Int(slot)]
-        guard position > record.readPosition else { return [] }
+        guard position > record.readPosition else { return false }
         channels[ci].setRead(slot: slot, to: position, time: time, flags: userFlags[Int(user)])
         if position > record.deliveredPosition {
             channels[ci].setDelivered(slot: slot, to: position, time: time, flags: userFlags[Int(user)])
         }
-        return [readEvent(ci, slot), markReadEvent(ci, slot, user)]
+        return true
+    }
+
+    /// `notification.mark_all_read`: every channel the user is a member of read to its latest
+    /// message. A `message.read` to each channel whose read watermark moved, by cid, then one
+    /// `notification.mark_all_read` to the user with their totals (always, so every device clears
+    /// its badges; zeros for a user the reducer does not know).
+    mutating func markAllRead(_ input: ReducerInput, userID: String, at: String?) -> [ReducerOutput] {
+        let time = timeCode(at, input)
+        var outputs: [ReducerOutput] = []
+        var totals = UnreadTotals()
+        if let user = userIndex[userID] {
+            let order = userChannels[Int(user)].sorted { channels[Int($0)].cid < channels[Int($1)].cid }
+            for ci in order.map({ Int($0) }) {
+                // userChannels lists only channels where the user has a current slot.
+                let slot = channels[ci].slots[user]!
+                if moveRead(ci, slot, user, to: channels[ci].latest, time: time) {
+                    outputs.append(readEvent(ci, slot))
+                }
+            }
+            totals = self.totals(user)
+        }
+        outputs.append(markAllReadEvent(userID, time: time, totals))
+        return outputs
     }
 
     mutating func markUnread(_ input: ReducerInput, cid: String, userID: String, messageID: String)

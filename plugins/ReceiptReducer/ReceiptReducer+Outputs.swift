@@ -109,6 +109,21 @@ extension ReceiptReducer {
             data: writer.bytes)
     }
 
+    /// `notification.mark_all_read` to the user's own devices (`@<user_id>`):
+    /// `user_id`, `last_read` (the time of the mark), then the user's totals.
+    func markAllReadEvent(_ userID: String, time: Int64, _ totals: UnreadTotals) -> ReducerOutput {
+        var writer = JSONWriter(capacity: 192)
+        writer.beginObject()
+        writer.key(plain: "user_id"); writer.string(userID)
+        writer.key(plain: "last_read"); writeOptional(&writer, times.decode(time))
+        writer.key(plain: "unread_channels"); writer.int(totals.channels)
+        writer.key(plain: "total_unread_count"); writer.int(totals.total)
+        writer.key(plain: "total_unread_mentions"); writer.int(totals.mentions)
+        writer.endObject()
+        return ReducerOutput(
+            stage: "out", type: EventType.notificationMarkAllRead.wireName, subject: "@" + userID, data: writer.bytes)
+    }
+
     /// `notification.mark_unread` to the user's own devices (`@<user_id>`).
     func markUnreadEvent(_ ci: Int, _ slot: Int32, _ user: UInt32, firstUnread: Int32) -> ReducerOutput {
         let record = channels[ci].members[Int(slot)]

@@ -106,6 +106,8 @@ public struct ReceiptReducer: Sendable {
             return markRead(input, cid: cid, userID: userID, at: readAt)
         case .notificationMarkUnread(let cid, let userID, let messageID):
             return markUnread(input, cid: cid, userID: userID, messageID: messageID)
+        case .notificationMarkAllRead(let userID, let readAt):
+            return markAllRead(input, userID: userID, at: readAt)
         case .userUpdated(let userID, let delivery, let read):
             return userUpdated(userID: userID, read: read, delivery: delivery)
         case .channelTypeUpdated(let name, let delivery, let read):

@@ -26,6 +26,8 @@ public enum EventType: String, Sendable, CaseIterable, Hashable {
     case notificationMarkRead = "notification.mark_read"
     /// A user marked a message and everything after it unread.
     case notificationMarkUnread = "notification.mark_unread"
+    /// A user read every channel they are a member of.
+    case notificationMarkAllRead = "notification.mark_all_read"
     /// A user's privacy settings changed.
     case userUpdated = "user.updated"
     /// A channel type's receipt toggles changed.
@@ -51,7 +53,8 @@ public enum EventType: String, Sendable, CaseIterable, Hashable {
     public var isIngress: Bool {
         switch self {
         case .channelCreated, .memberAdded, .memberRemoved, .memberUpdated, .messageNew, .messageDeleted,
-            .messageDelivered, .messageRead, .notificationMarkRead, .notificationMarkUnread, .userUpdated, .channelTypeUpdated:
+            .messageDelivered, .messageRead, .notificationMarkRead, .notificationMarkUnread, .notificationMarkAllRead,
+            .userUpdated, .channelTypeUpdated:
             return true
         case .receiptRejected, .receiptSuppressed, .query, .reply:
             return false
@@ -71,6 +74,6 @@ public enum EventType: String, Sendable, CaseIterable, Hashable {
 
     /// Whether the event's subject is a channel id that must equal `data.cid`.
     public var isChannelEvent: Bool {
-        isIngress && self != .userUpdated && self != .channelTypeUpdated
+        isIngress && self != .userUpdated && self != .channelTypeUpdated && self != .notificationMarkAllRead
     }
 }

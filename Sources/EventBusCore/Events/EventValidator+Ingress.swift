@@ -71,6 +71,9 @@ extension EventValidator {
             return .notificationMarkUnread(
                 cid: try cid(data["cid"], "data.cid"), userID: try userID(data["user_id"], "data.user_id"),
                 messageID: try messageID(data["message_id"], "data.message_id"))
+        case .notificationMarkAllRead:
+            return .notificationMarkAllRead(
+                userID: try userID(data["user_id"], "data.user_id"), readAt: try timestamp(data["read_at"], "data.read_at"))
         case .userUpdated:
             guard let user = data["user"] else { throw bad("data.user: required") }
             guard case .object = user else { throw bad("data.user: must be an object") }

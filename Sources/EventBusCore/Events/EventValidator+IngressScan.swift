@@ -287,7 +287,7 @@ extension EventValidator {
             case .memberAdded, .memberRemoved: member
             case .messageDeleted: messageDeleted
             case .messageNew: messageNew
-            case .channelCreated, .memberUpdated, .userUpdated, .channelTypeUpdated, .receiptRejected, .receiptSuppressed, .query,
+            case .channelCreated, .memberUpdated, .notificationMarkAllRead, .userUpdated, .channelTypeUpdated, .receiptRejected, .receiptSuppressed, .query,
                 .reply:
                 nil
             }
