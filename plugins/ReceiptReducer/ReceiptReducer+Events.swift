@@ -72,10 +72,14 @@ extension ReceiptReducer {
             return []
         }
         let sender = intern(message.userID)
+        // Each mentioned user once, not the sender: a set, so a message naming thousands stays linear.
         var mentioned: [UInt32] = []
-        for userID in message.mentionedUsers {
-            let user = intern(userID)
-            if user != sender && !mentioned.contains(user) { mentioned.append(user) }
+        if !message.mentionedUsers.isEmpty {
+            var seen: Set<UInt32> = [sender]
+            for userID in message.mentionedUsers {
+                let user = intern(userID)
+                if seen.insert(user).inserted { mentioned.append(user) }
+            }
         }
         let position = channels[ci].appendMessage(
             id: message.id, sender: sender, system: message.kind == .system, silent: message.silent,
