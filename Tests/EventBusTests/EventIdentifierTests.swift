@@ -104,15 +104,15 @@ import Testing
     @Test func ingressTypesAreTheElevenOfTheSpec() {
         let ingress = EventType.allCases.filter(\.isIngress).map(\.wireName)
         #expect(ingress == [
-            "channel.created", "member.added", "member.removed", "message.new", "message.deleted",
+            "channel.created", "member.added", "member.removed", "member.updated", "message.new", "message.deleted",
             "message.delivered", "message.read", "notification.mark_read", "notification.mark_unread",
-            "user.updated", "channel_type.updated",
+            "notification.mark_all_read", "user.updated", "channel_type.updated",
         ])
     }
 
     @Test func privateTypesAreSettingsAndMembership() {
         let privateTypes = Set(EventType.allCases.filter(\.isPrivate))
-        #expect(privateTypes == [.channelCreated, .memberAdded, .memberRemoved, .userUpdated, .channelTypeUpdated])
+        #expect(privateTypes == [.channelCreated, .memberAdded, .memberRemoved, .memberUpdated, .userUpdated, .channelTypeUpdated])
     }
 
     @Test(arguments: [EventType.receiptRejected, .receiptSuppressed, .query, .reply])

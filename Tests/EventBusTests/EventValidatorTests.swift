@@ -206,6 +206,15 @@ private func failure(_ bytes: [UInt8], stage: String = "in") -> EventValidationE
          .memberAdded(cid: "messaging:general", userID: "carol")),
         ("member.removed", "messaging:general", #"{"cid":"messaging:general","user_id":"carol"}"#,
          .memberRemoved(cid: "messaging:general", userID: "carol")),
+        ("member.updated", "messaging:general", #"{"cid":"messaging:general","user_id":"carol","muted":true}"#,
+         .memberUpdated(cid: "messaging:general", userID: "carol", muted: true, countUnread: nil)),
+        ("member.updated", "messaging:general", #"{"cid":"messaging:general","user_id":"carol","count_unread":"mentions"}"#,
+         .memberUpdated(cid: "messaging:general", userID: "carol", muted: nil, countUnread: .mentions)),
+        ("message.new", "messaging:general",
+         #"{"cid":"messaging:general","message":{"id":"m3","user_id":"alice","created_at":"2026-11-22T03:10:00.123Z","mentioned_users":["bob","carol"]}}"#,
+         .messageNew(cid: "messaging:general",
+                     message: NewMessage(id: "m3", userID: "alice", createdAt: "2026-11-22T03:10:00.123Z",
+                                         mentionedUsers: ["bob", "carol"]))),
         ("message.new", "messaging:general",
          #"{"cid":"messaging:general","message":{"id":"m1","user_id":"alice","created_at":"2026-11-22T03:10:00.123Z"}}"#,
          .messageNew(cid: "messaging:general",
@@ -234,6 +243,10 @@ private func failure(_ bytes: [UInt8], stage: String = "in") -> EventValidationE
         ("notification.mark_unread", "messaging:general",
          #"{"cid":"messaging:general","user_id":"bob","message_id":"m1"}"#,
          .notificationMarkUnread(cid: "messaging:general", userID: "bob", messageID: "m1")),
+        ("notification.mark_all_read", "@bob", #"{"user_id":"bob"}"#,
+         .notificationMarkAllRead(userID: "bob", readAt: nil)),
+        ("notification.mark_all_read", "@bob", #"{"user_id":"bob","read_at":"2026-11-22T03:10:05.000Z"}"#,
+         .notificationMarkAllRead(userID: "bob", readAt: "2026-11-22T03:10:05.000Z")),
         ("user.updated", "@bob", #"{"user":{"id":"bob"}}"#,
          .userUpdated(userID: "bob", deliveryReceipts: nil, readReceipts: nil)),
         ("user.updated", "@bob",
@@ -256,6 +269,15 @@ private func failure(_ bytes: [UInt8], stage: String = "in") -> EventValidationE
     // MARK: Stage `in`: each broken data field names its path
 
     @Test(arguments: [
+        // member.updated
+        ("member.updated", #"{"cid":"messaging:general","user_id":"bob","muted":"yes"}"#, "data.muted: must be a boolean"),
+        ("member.updated", #"{"cid":"messaging:general","user_id":"bob","count_unread":"some"}"#,
+         #"data.count_unread: must be "all", "mentions" or "off""#),
+        // mentioned_users
+        ("message.new", #"{"cid":"messaging:general","message":{"id":"m1","user_id":"a","created_at":"2026-11-22T03:10:00.123Z","mentioned_users":["bob","@cat"]}}"#,
+         "data.message.mentioned_users[1]: must not start with @"),
+        ("message.new", #"{"cid":"messaging:general","message":{"id":"m1","user_id":"a","created_at":"2026-11-22T03:10:00.123Z","mentioned_users":"bob"}}"#,
+         "data.message.mentioned_users: must be an array"),
         // cid
         ("message.read", #"{"user_id":"bob","message_id":"m42"}"#, "data.cid: required"),
         ("message.read", #"{"cid":7,"user_id":"bob","message_id":"m42"}"#, "data.cid: must be a string"),

@@ -74,9 +74,16 @@ struct IngressEventGenerator {
         "notification.mark_unread": ["cid", "user_id", "message_id"],
         "member.added": ["cid", "user_id"], "member.removed": ["cid", "user_id"],
         "message.deleted": ["cid", "message_id"],
-        "message.new": ["cid", "message", "id", "user_id", "created_at", "type", "silent"],
+        "message.new": ["cid", "message", "id", "user_id", "created_at", "type", "silent", "mentioned_users"],
         "channel.created": ["cid", "members"], "user.updated": ["user"],
         "channel_type.updated": ["name", "read_events"],
+    ]
+
+    static let goodUserLists = [
+        "[]", "[ ]", #"["bob"]"#, #"[ "bob" ,"A.b_c-d!e@f" ]"#, #"["b\u006fb","cat"]"#, #"["bob","bob"]"#,
+    ]
+    static let badUserLists = [
+        #"["@bob"]"#, "[1]", #"["bo b"]"#, #"[""]"#, #"["bob",null]"#, #"[["bob"]]"#, #"["\u0040bob"]"#, #"{"bob":1}"#,
     ]
 
     static let wrongKinds = ["1", "-0.5", "null", "true", "{}", "[]", #"{"a":"b"}"#, #"["x"]"#]
@@ -136,6 +143,7 @@ struct IngressEventGenerator {
             member("type", good: [#""regular""#, #""system""#, #""\u0073ystem""#],
                    bad: [#""System""#, #""regular ""#, #""""#], optional: true),
             member("silent", good: ["true", "false"], bad: [#""true""#, "0"], optional: true),
+            member("mentioned_users", good: Self.goodUserLists, bad: Self.badUserLists, optional: true),
             chance(20) ? #""text":"h\u00e9llo \ud83d\ude00""# : nil,
         ]
         return member("message", good: [object(fields)], bad: [#""m1""#, "[]"])
@@ -256,6 +264,33 @@ private extension String {
         let bytes = ingressEvent(type, data: data)
         #expect(EventValidator.fastIngress(bytes) != nil)
         #expect(expectSameAnswer(bytes))
+    }
+
+    @Test(arguments: [
+        #"[]"#, #"[ ]"#, #"["bob"]"#, #"[ "bob" , "cat","A.b_c-d!e@f" ]"#, #"["bob","bob"]"#,
+    ])
+    func theFastPathTakesPlainMentionLists(list: String) {
+        let data = #"{"cid":"messaging:general","message":{"id":"m1","user_id":"ann","created_at":"2026-11-22T03:10:00.123Z","mentioned_users":"#
+            + list + "}}"
+        let bytes = ingressEvent("message.new", data: data)
+        #expect(EventValidator.fastIngress(bytes) != nil)
+        #expect(expectSameAnswer(bytes))
+    }
+
+    @Test(arguments: [
+        // Refused by both paths, with the full path's words.
+        (#"["@bob"]"#, false), (#"["bob",1]"#, false), (#"["bo b"]"#, false), (#""bob""#, false), (#"[""]"#, false),
+        (#"[["bob"]]"#, false),
+        // Valid, but an escape leaves it to the full path.
+        (#"["b\u006fb"]"#, true),
+    ])
+    func otherMentionListsGetTheFullPathsAnswer(list: String, valid: Bool) {
+        let data = #"{"cid":"messaging:general","message":{"id":"m1","user_id":"ann","created_at":"2026-11-22T03:10:00.123Z","mentioned_users":"#
+            + list + "}}"
+        let bytes = ingressEvent("message.new", data: data)
+        #expect(EventValidator.fastIngress(bytes) == nil)
+        #expect(!expectSameAnswer(bytes))
+        #expect(((try? EventValidator.validate(bytes, stage: Stage.in)) != nil) == valid)
     }
 
     @Test(arguments: [

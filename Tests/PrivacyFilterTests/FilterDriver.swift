@@ -125,6 +125,13 @@ struct FilterDriver {
             return obj([("cid", .string(cid)), ("user_id", .string(user)), ("message_id", .string(id))])
         case .notificationMarkRead(let cid, let user, _):
             return obj([("cid", .string(cid)), ("user_id", .string(user))])
+        case .notificationMarkAllRead(let user, _):
+            return obj([("user_id", .string(user))])
+        case .memberUpdated(let cid, let user, let muted, let countUnread):
+            var fields: [(String, JSONValue)] = [("cid", .string(cid)), ("user_id", .string(user))]
+            if let muted { fields.append(("muted", .bool(muted))) }
+            if let countUnread { fields.append(("count_unread", .string(countUnread.rawValue))) }
+            return obj(fields)
         }
     }
 }

@@ -39,6 +39,18 @@ import Testing
         #expect(try PrivacySettings(snapshot: settings.snapshot()) == settings)
     }
 
+    @Test func markAllReadHidesTheReadsOfAUserWithReadReceiptsOff() throws {
+        var driver = try Self.channel()
+        try driver.send(.channelCreated(cid: "messaging:other", members: ["ann", "bob"]))
+        try driver.send(.messageNew(cid: "messaging:other", message: message("o1", from: "ann")))
+        try driver.send(.userUpdated(userID: "bob", deliveryReceipts: nil, readReceipts: false))
+        let bob = try driver.send(.notificationMarkAllRead(userID: "bob", readAt: nil))
+        // Neither channel sees bob's reads; his own devices get their totals.
+        #expect(bob.kinds == ["@bob/notification.mark_all_read"])
+        let cat = try driver.send(.notificationMarkAllRead(userID: "cat", readAt: nil))
+        #expect(cat.kinds == ["\(Self.cid)/message.read", "@cat/notification.mark_all_read"])
+    }
+
     @Test func readFromAUserWithReadReceiptsOffIsSuppressedAndOthersPass() throws {
         var driver = try Self.channel()
         try driver.send(.userUpdated(userID: "bob", deliveryReceipts: nil, readReceipts: false))

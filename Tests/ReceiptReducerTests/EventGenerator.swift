@@ -54,6 +54,15 @@ struct EventGenerator {
         clock += 1 + rng.below(3000)
         let time: String? = rng.chance(3) ? nil : Self.time(clock)
         let payload: IngressPayload
+        if rng.chance(3) {
+            return ReducerInput(seq: seq, time: time, payload: .notificationMarkAllRead(userID: someUser(), readAt: someAt()))
+        }
+        if rng.chance(6) {
+            let preference: CountPreference? = rng.chance(40) ? nil : pick(CountPreference.allCases)
+            payload = .memberUpdated(
+                cid: someChannel(), userID: someUser(), muted: rng.chance(40) ? nil : rng.chance(50), countUnread: preference)
+            return ReducerInput(seq: seq, time: time, payload: payload)
+        }
         let roll = rng.below(100)
         switch roll {
         case 0..<8:
@@ -75,7 +84,8 @@ struct EventGenerator {
             sent[cid, default: []].append(id)
             let message = NewMessage(
                 id: id, userID: someUser(), createdAt: Self.time(clock), kind: rng.chance(12) ? .system : .regular,
-                silent: rng.chance(10))
+                silent: rng.chance(10),
+                mentionedUsers: rng.chance(35) ? (0..<(1 + rng.below(3))).map { _ in someUser() } : [])
             payload = .messageNew(cid: cid, message: message)
         case 45..<49:
             let cid = someChannel()

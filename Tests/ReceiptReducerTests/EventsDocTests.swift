@@ -131,7 +131,7 @@ import Testing
         }
         let egress: Set<String> = [
             "message.new", "message.deleted", "message.delivered", "message.read", "notification.mark_read",
-            "notification.mark_unread", "receipt.rejected", "receipt.suppressed",
+            "notification.mark_unread", "notification.mark_all_read", "receipt.rejected", "receipt.suppressed",
         ]
         #expect(types == egress, "every egress type needs an example; missing \(egress.subtracting(types).sorted())")
         let outputTypes = Set(fields.keys)

@@ -193,7 +193,7 @@ extension GeneratedSequenceTests {
         }
         let expected: Set<String> = [
             "message.new", "message.deleted", "message.delivered", "message.read", "notification.mark_read",
-            "notification.mark_unread", "receipt.rejected", "unknown_channel", "not_member", "unknown_message",
+            "notification.mark_unread", "notification.mark_all_read", "receipt.rejected", "unknown_channel", "not_member", "unknown_message",
             "own_message",
         ]
         #expect(expected.subtracting(seen).isEmpty, "never produced: \(expected.subtracting(seen).sorted())")

@@ -10,6 +10,8 @@ struct ReferenceModel {
         var regular: Bool
         var silent: Bool
         var deleted = false
+        /// The users it mentions, as given.
+        var mentioned: [String] = []
     }
 
     struct Member {
@@ -21,6 +23,8 @@ struct ReferenceModel {
         var isMember: Bool
         /// When the read watermark last moved, in apply order (``ReferenceModel/moves``).
         var readMove: Int
+        var muted = false
+        var countUnread = CountPreference.all
     }
 
     struct Channel {
@@ -38,6 +42,17 @@ struct ReferenceModel {
             for p in messages.indices where p > m.read {
                 let msg = messages[p]
                 if msg.regular && !msg.silent && !msg.deleted && msg.sender != m.user { n += 1 }
+            }
+            return n
+        }
+
+        func unreadMentions(_ m: Member) -> Int {
+            var n = 0
+            for p in messages.indices where p > m.read {
+                let msg = messages[p]
+                if msg.regular && !msg.silent && !msg.deleted && msg.sender != m.user && msg.mentioned.contains(m.user) {
+                    n += 1
+                }
             }
             return n
         }
@@ -63,16 +78,30 @@ struct ReferenceModel {
 
     func channelIndex(_ cid: String) -> Int? { channels.firstIndex { $0.cid == cid } }
 
-    func totals(_ user: String) -> (total: Int, channels: Int) {
+    func totals(_ user: String) -> (total: Int, channels: Int, mentions: Int) {
         var total = 0
         var count = 0
+        var mentions = 0
         for channel in channels {
             guard let i = channel.current(user) else { continue }
-            let n = channel.unread(channel.members[i])
+            let m = channel.members[i]
+            if m.countUnread == .off { continue }
+            let n = m.muted || m.countUnread == .mentions ? channel.unreadMentions(m) : channel.unread(m)
             total += n
             if n > 0 { count += 1 }
+            mentions += channel.unreadMentions(m)
         }
-        return (total, count)
+        return (total, count, mentions)
+    }
+
+    /// The counts closing a `notification.*`.
+    func counts(_ ch: Channel, _ m: Member) -> [(String, JSONValue)] {
+        let t = totals(m.user)
+        return [
+            ("unread_messages", .number(String(ch.unread(m)))), ("unread_mentions", .number(String(ch.unreadMentions(m)))),
+            ("unread_channels", .number(String(t.channels))), ("total_unread_count", .number(String(t.total))),
+            ("total_unread_mentions", .number(String(t.mentions))),
+        ]
     }
 
     static func time(_ t: String?) -> JSONValue { t.map { .string($0) } ?? .null }
@@ -124,7 +153,6 @@ struct ReferenceModel {
     func readOutputs(_ c: Int, _ i: Int) -> [ReducerOutput] {
         let ch = channels[c]
         let m = ch.members[i]
-        let t = totals(m.user)
         return [
             Self.output(
                 "out", "message.read", ch.cid,
@@ -136,9 +164,8 @@ struct ReferenceModel {
                 "out", "notification.mark_read", "@" + m.user,
                 [
                     ("cid", .string(ch.cid)), ("user_id", .string(m.user)), ("last_read_message_id", ch.id(at: m.read)),
-                    ("last_read", Self.time(m.readTime)), ("unread_messages", .number(String(ch.unread(m)))),
-                    ("unread_channels", .number(String(t.channels))), ("total_unread_count", .number(String(t.total))),
-                ]),
+                    ("last_read", Self.time(m.readTime)),
+                ] + counts(ch, m)),
         ]
     }
 
@@ -164,7 +191,9 @@ struct ReferenceModel {
             }
             guard channels[c].index(of: message.id) == nil else { return [] }
             channels[c].messages.append(
-                Message(id: message.id, sender: message.userID, regular: message.kind == .regular, silent: message.silent))
+                Message(
+                    id: message.id, sender: message.userID, regular: message.kind == .regular, silent: message.silent,
+                    mentioned: message.mentionedUsers))
             let p = channels[c].messages.count - 1
             if let i = channels[c].current(message.userID) {
                 channels[c].members[i].read = p
@@ -183,7 +212,8 @@ struct ReferenceModel {
                             (key: "id", value: .string(message.id)), (key: "user_id", value: .string(message.userID)),
                             (key: "created_at", value: .string(message.createdAt)),
                             (key: "type", value: .string(message.kind.rawValue)), (key: "silent", value: .bool(message.silent)),
-                        ])
+                        ] + (message.mentionedUsers.isEmpty
+                            ? [] : [(key: "mentioned_users", value: .array(message.mentionedUsers.map { .string($0) }))]))
                     ),
                 ])
             return [ReducerOutput(stage: "out", type: "message.new", subject: cid, data: data.serialized())]
@@ -240,17 +270,38 @@ struct ReferenceModel {
             channels[c].members[i].readMove = nextMove()
             let ch = channels[c]
             let m = ch.members[i]
-            let t = totals(user)
             return [
                 Self.output(
                     "out", "notification.mark_unread", "@" + user,
                     [
                         ("cid", .string(cid)), ("user_id", .string(user)), ("first_unread_message_id", .string(messageID)),
                         ("last_read_message_id", ch.id(at: m.read)), ("last_read", Self.time(m.readTime)),
-                        ("unread_messages", .number(String(ch.unread(m)))),
-                        ("unread_channels", .number(String(t.channels))), ("total_unread_count", .number(String(t.total))),
-                    ])
+                    ] + counts(ch, m))
             ]
+        case .notificationMarkAllRead(let user, let at):
+            var outputs: [ReducerOutput] = []
+            for c in channels.indices.sorted(by: { channels[$0].cid < channels[$1].cid }) {
+                guard let i = channels[c].current(user) else { continue }
+                let before = channels[c].members[i].read
+                _ = readUpTo(c, i, channels[c].messages.count - 1, at ?? now)
+                if channels[c].members[i].read != before { outputs.append(readOutputs(c, i)[0]) }
+            }
+            let t = totals(user)
+            outputs.append(
+                Self.output(
+                    "out", "notification.mark_all_read", "@" + user,
+                    [
+                        ("user_id", .string(user)), ("last_read", .string(at ?? now)),
+                        ("unread_channels", .number(String(t.channels))), ("total_unread_count", .number(String(t.total))),
+                        ("total_unread_mentions", .number(String(t.mentions))),
+                    ]))
+            return outputs
+        case .memberUpdated(let cid, let user, let muted, let countUnread):
+            guard let c = channelIndex(cid) else { return [reject(input, cid, user, nil, "unknown_channel")] }
+            guard let i = channels[c].current(user) else { return [reject(input, cid, user, nil, "not_member")] }
+            if let muted { channels[c].members[i].muted = muted }
+            if let countUnread { channels[c].members[i].countUnread = countUnread }
+            return []
         case .userUpdated(let user, let delivery, let read):
             if let read { if read { readOff.remove(user) } else { readOff.insert(user) } }
             if let delivery { if delivery { deliveryOff.remove(user) } else { deliveryOff.insert(user) } }
@@ -357,20 +408,24 @@ struct ReferenceModel {
         case "unread_counts":
             guard let user = params["user_id"]?.stringValue else { return .failure(Failure(code: "bad_request")) }
             var rows: [JSONValue] = []
-            var total = 0
             for ch in channels.sorted(by: { $0.cid < $1.cid }) {
                 guard let i = ch.current(user) else { continue }
                 let m = ch.members[i]
                 let unread = ch.unread(m)
                 guard unread > 0 else { continue }
-                total += unread
                 rows.append(
                     obj([
-                        ("cid", .string(ch.cid)), ("unread_messages", n(unread)), ("last_read", Self.time(m.readTime)),
-                        ("first_unread_message_id", ch.id(at: ch.firstUnread(m)!)),
+                        ("cid", .string(ch.cid)), ("unread_messages", n(unread)), ("unread_mentions", n(ch.unreadMentions(m))),
+                        ("muted", .bool(m.muted)), ("count_unread", .string(m.countUnread.rawValue)),
+                        ("last_read", Self.time(m.readTime)), ("first_unread_message_id", ch.id(at: ch.firstUnread(m)!)),
                     ]))
             }
-            return .success(obj([("total_unread_count", n(total)), ("unread_channels", n(rows.count)), ("channels", .array(rows))]))
+            let t = totals(user)
+            return .success(
+                obj([
+                    ("total_unread_count", n(t.total)), ("unread_channels", n(t.channels)),
+                    ("total_unread_mentions", n(t.mentions)), ("channels", .array(rows)),
+                ]))
         case "message_receipts":
             guard let cid = params["cid"]?.stringValue, let messageID = params["message_id"]?.stringValue,
                 params["viewer"]?.stringValue != nil

@@ -40,6 +40,21 @@ extension ReceiptReducer {
         return []
     }
 
+    /// `member.updated`: the member's mute and count preference for the channel; a key left
+    /// out keeps its value. Emits nothing (the totals change: the next notification or query shows it).
+    mutating func memberUpdated(
+        _ input: ReducerInput, cid: String, userID: String, muted: Bool?, countUnread: CountPreference?
+    ) -> [ReducerOutput] {
+        switch resolve(cid, userID, nil) {
+        case .failure(let reason):
+            return [reject(input, cid: cid, userID: userID, messageID: nil, reason)]
+        case .success(let target):
+            if let muted { channels[target.ci].members[Int(target.slot)].muted = muted }
+            if let countUnread { channels[target.ci].members[Int(target.slot)].countUnread = countUnread }
+            return []
+        }
+    }
+
     private mutating func join(_ ci: Int, _ user: UInt32, time: Int64) {
         if channels[ci].addMember(user, time: time, users, flags: userFlags[Int(user)]) {
             userChannels[Int(user)].append(Int32(ci))
@@ -57,8 +72,18 @@ extension ReceiptReducer {
             return []
         }
         let sender = intern(message.userID)
+        // Each mentioned user once, not the sender: a set, so a message naming thousands stays linear.
+        var mentioned: [UInt32] = []
+        if !message.mentionedUsers.isEmpty {
+            var seen: Set<UInt32> = [sender]
+            for userID in message.mentionedUsers {
+                let user = intern(userID)
+                if seen.insert(user).inserted { mentioned.append(user) }
+            }
+        }
         let position = channels[ci].appendMessage(
-            id: message.id, sender: sender, system: message.kind == .system, silent: message.silent)
+            id: message.id, sender: sender, system: message.kind == .system, silent: message.silent,
+            mentioned: mentioned)
         if let slot = channels[ci].currentSlot(of: sender) {
             let time = times.encode(message.createdAt)
             channels[ci].setRead(slot: slot, to: position, time: time, flags: userFlags[Int(sender)])
@@ -141,13 +166,42 @@ extension ReceiptReducer {
     private mutating func readForward(_ ci: Int, _ slot: Int32, _ user: UInt32, to position: Int32, time: Int64)
         -> [ReducerOutput]
     {
+        guard moveRead(ci, slot, user, to: position, time: time) else { return [] }
+        return [readEvent(ci, slot), markReadEvent(ci, slot, user)]
+    }
+
+    /// Moves read (and delivered, if passed) forward to `position`; `false` if not forward.
+    private mutating func moveRead(_ ci: Int, _ slot: Int32, _ user: UInt32, to position: Int32, time: Int64) -> Bool {
         let record = channels[ci].members[Int(slot)]
-        guard position > record.readPosition else { return [] }
+        guard position > record.readPosition else { return false }
         channels[ci].setRead(slot: slot, to: position, time: time, flags: userFlags[Int(user)])
         if position > record.deliveredPosition {
             channels[ci].setDelivered(slot: slot, to: position, time: time, flags: userFlags[Int(user)])
         }
-        return [readEvent(ci, slot), markReadEvent(ci, slot, user)]
+        return true
+    }
+
+    /// `notification.mark_all_read`: every channel the user is a member of read to its latest
+    /// message. A `message.read` to each channel whose read watermark moved, by cid, then one
+    /// `notification.mark_all_read` to the user with their totals (always, so every device clears
+    /// its badges; zeros for a user the reducer does not know).
+    mutating func markAllRead(_ input: ReducerInput, userID: String, at: String?) -> [ReducerOutput] {
+        let time = timeCode(at, input)
+        var outputs: [ReducerOutput] = []
+        var totals = UnreadTotals()
+        if let user = userIndex[userID] {
+            let order = userChannels[Int(user)].sorted { channels[Int($0)].cid < channels[Int($1)].cid }
+            for ci in order.map({ Int($0) }) {
+                // userChannels lists only channels where the user has a current slot.
+                let slot = channels[ci].slots[user]!
+                if moveRead(ci, slot, user, to: channels[ci].latest, time: time) {
+                    outputs.append(readEvent(ci, slot))
+                }
+            }
+            totals = self.totals(user)
+        }
+        outputs.append(markAllReadEvent(userID, time: time, totals))
+        return outputs
     }
 
     mutating func markUnread(_ input: ReducerInput, cid: String, userID: String, messageID: String)

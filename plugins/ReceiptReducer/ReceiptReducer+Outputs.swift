@@ -34,6 +34,12 @@ extension ReceiptReducer {
         writer.key("created_at"); writer.string(message.createdAt)
         writer.key("type"); writer.string(message.kind.rawValue)
         writer.key("silent"); writer.bool(message.silent)
+        if !message.mentionedUsers.isEmpty {
+            writer.key("mentioned_users")
+            writer.beginArray()
+            for userID in message.mentionedUsers { writer.string(userID) }
+            writer.endArray()
+        }
         writer.endObject()
         writer.endObject()
         return writer.bytes
@@ -75,39 +81,61 @@ extension ReceiptReducer {
         return ReducerOutput(stage: "out", type: type.wireName, subject: channels[ci].cid, data: writer.bytes)
     }
 
+    /// The counts closing a `notification.*`: the channel's `unread_messages`
+    /// and `unread_mentions`, then the user's totals.
+    private func writeCounts(_ writer: inout JSONWriter, _ ci: Int, _ record: MemberState, _ totals: UnreadTotals) {
+        writer.key(plain: "unread_messages"); writer.int(channels[ci].unread(after: record.readPosition, user: record.user))
+        writer.key(plain: "unread_mentions")
+        writer.int(channels[ci].unreadMentions(after: record.readPosition, user: record.user))
+        writer.key(plain: "unread_channels"); writer.int(totals.channels)
+        writer.key(plain: "total_unread_count"); writer.int(totals.total)
+        writer.key(plain: "total_unread_mentions"); writer.int(totals.mentions)
+    }
+
     /// `notification.mark_read` to the reader's own devices (`@<user_id>`).
     func markReadEvent(_ ci: Int, _ slot: Int32, _ user: UInt32) -> ReducerOutput {
         let record = channels[ci].members[Int(slot)]
         let totals = totals(user)
-        var writer = JSONWriter(capacity: 256)
+        var writer = JSONWriter(capacity: 320)
         writer.beginObject()
         writer.key(plain: "cid"); writer.string(channels[ci].cid)
         writer.key(plain: "user_id"); writer.string(users[Int(user)])
         writer.key(plain: "last_read_message_id"); writeOptional(&writer, channels[ci].messageID(at: record.readPosition))
         writer.key(plain: "last_read"); writeOptional(&writer, times.decode(record.readTime))
-        writer.key(plain: "unread_messages"); writer.int(channels[ci].unread(after: record.readPosition, user: user))
-        writer.key(plain: "unread_channels"); writer.int(totals.channels)
-        writer.key(plain: "total_unread_count"); writer.int(totals.total)
+        writeCounts(&writer, ci, record, totals)
         writer.endObject()
         return ReducerOutput(
             stage: "out", type: EventType.notificationMarkRead.wireName, subject: "@" + users[Int(user)],
             data: writer.bytes)
     }
 
+    /// `notification.mark_all_read` to the user's own devices (`@<user_id>`):
+    /// `user_id`, `last_read` (the time of the mark), then the user's totals.
+    func markAllReadEvent(_ userID: String, time: Int64, _ totals: UnreadTotals) -> ReducerOutput {
+        var writer = JSONWriter(capacity: 192)
+        writer.beginObject()
+        writer.key(plain: "user_id"); writer.string(userID)
+        writer.key(plain: "last_read"); writeOptional(&writer, times.decode(time))
+        writer.key(plain: "unread_channels"); writer.int(totals.channels)
+        writer.key(plain: "total_unread_count"); writer.int(totals.total)
+        writer.key(plain: "total_unread_mentions"); writer.int(totals.mentions)
+        writer.endObject()
+        return ReducerOutput(
+            stage: "out", type: EventType.notificationMarkAllRead.wireName, subject: "@" + userID, data: writer.bytes)
+    }
+
     /// `notification.mark_unread` to the user's own devices (`@<user_id>`).
     func markUnreadEvent(_ ci: Int, _ slot: Int32, _ user: UInt32, firstUnread: Int32) -> ReducerOutput {
         let record = channels[ci].members[Int(slot)]
         let totals = totals(user)
-        var writer = JSONWriter(capacity: 288)
+        var writer = JSONWriter(capacity: 352)
         writer.beginObject()
         writer.key(plain: "cid"); writer.string(channels[ci].cid)
         writer.key(plain: "user_id"); writer.string(users[Int(user)])
         writer.key(plain: "first_unread_message_id"); writer.string(channels[ci].messageIDs[Int(firstUnread)])
         writer.key(plain: "last_read_message_id"); writeOptional(&writer, channels[ci].messageID(at: record.readPosition))
         writer.key(plain: "last_read"); writeOptional(&writer, times.decode(record.readTime))
-        writer.key(plain: "unread_messages"); writer.int(channels[ci].unread(after: record.readPosition, user: user))
-        writer.key(plain: "unread_channels"); writer.int(totals.channels)
-        writer.key(plain: "total_unread_count"); writer.int(totals.total)
+        writeCounts(&writer, ci, record, totals)
         writer.endObject()
         return ReducerOutput(
             stage: "out", type: EventType.notificationMarkUnread.wireName, subject: "@" + users[Int(user)],

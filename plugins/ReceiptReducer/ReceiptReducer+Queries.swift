@@ -251,8 +251,10 @@ extension ReceiptReducer {
     /// An unknown user has no unread (zeros, no channels).
     private func unreadCounts(_ params: JSONValue) throws(QueryError) -> [UInt8] {
         let userID = try Self.required(params, "user_id", Identifier.isValidUserID, Self.userRule)
-        var rows: [(cid: String, unread: Int, lastRead: String?, first: String)] = []
+        var rows: [(cid: String, unread: Int, mentions: Int, muted: Bool, countUnread: String, lastRead: String?, first: String)] = []
+        var totals = UnreadTotals()
         if let user = userIndex[userID] {
+            totals = self.totals(user)
             for ci in userChannels[Int(user)] {
                 let channel = channels[Int(ci)]
                 // userChannels lists only channels where the user has a slot.
@@ -261,20 +263,27 @@ extension ReceiptReducer {
                 guard unread > 0, let first = channel.firstUnread(after: record.readPosition, user: user) else {
                     continue
                 }
-                rows.append((channel.cid, unread, times.decode(record.readTime), channel.messageIDs[Int(first)]))
+                rows.append((
+                    channel.cid, unread, channel.unreadMentions(after: record.readPosition, user: user),
+                    record.muted, record.countUnread.rawValue, times.decode(record.readTime), channel.messageIDs[Int(first)]
+                ))
             }
         }
         rows.sort { $0.cid < $1.cid }
-        var writer = JSONWriter(capacity: 64 + rows.count * 128)
+        var writer = JSONWriter(capacity: 96 + rows.count * 160)
         writer.beginObject()
-        writer.key("total_unread_count"); writer.int(rows.reduce(0) { $0 + $1.unread })
-        writer.key("unread_channels"); writer.int(rows.count)
+        writer.key("total_unread_count"); writer.int(totals.total)
+        writer.key("unread_channels"); writer.int(totals.channels)
+        writer.key("total_unread_mentions"); writer.int(totals.mentions)
         writer.key("channels")
         writer.beginArray()
         for row in rows {
             writer.beginObject()
             writer.key("cid"); writer.string(row.cid)
             writer.key("unread_messages"); writer.int(row.unread)
+            writer.key("unread_mentions"); writer.int(row.mentions)
+            writer.key("muted"); writer.bool(row.muted)
+            writer.key("count_unread"); writer.string(row.countUnread)
             writer.key("last_read"); writeOptional(&writer, row.lastRead)
             writer.key("first_unread_message_id"); writer.string(row.first)
             writer.endObject()

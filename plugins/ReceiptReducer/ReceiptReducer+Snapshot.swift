@@ -15,11 +15,18 @@ import EventBusCore
 /// order is rebuilt from what they hold — each channel's records sorted by
 /// read time, then by user id descending, take stamps 0, 1, 2, …, so equal
 /// times list by user id. A channel's next stamp is one past its largest
-/// (the latest stamp given is always still held). Only the primary state is
+/// (the latest stamp given is always still held). Version 4 appends, per
+/// channel in order, its mentions: the number of messages that mention
+/// anyone, then for each, by position, the position and the mentioned users
+/// (a count, then user indices); then, per channel in order, its member
+/// settings: the number of records with a setting other than the default,
+/// then for each, by slot, the slot and a byte (bit 0 muted, bits 1–2 the
+/// count preference: 0 all, 1 mentions, 2 off). Versions 1–3 load with no
+/// mentions and default settings. Only the primary state is
 /// stored; the count structures are rebuilt on load in O(n log n).
 extension ReceiptReducer {
     static let snapshotMagic: [UInt8] = [0x52, 0x52, 0x53]  // "RRS"
-    static let snapshotVersion: UInt8 = 3
+    static let snapshotVersion: UInt8 = 4
 
     /// Encodes the whole state.
     public func encodeSnapshot() -> [UInt8] {
@@ -57,6 +64,22 @@ extension ReceiptReducer {
         for (name, flags) in typeFlags.sorted(by: { $0.key < $1.key }) {
             w.string(name)
             w.bytes.append(flags.rawValue)
+        }
+        for channel in channels {
+            w.uint(UInt64(channel.mentionedUsers.count))
+            for (position, mentioned) in channel.mentionedUsers.sorted(by: { $0.key < $1.key }) {
+                w.uint(UInt64(position))
+                w.uint(UInt64(mentioned.count))
+                for user in mentioned { w.uint(UInt64(user)) }
+            }
+        }
+        for channel in channels {
+            let changed = channel.members.indices.filter { Self.settingsByte(channel.members[$0]) != 0 }
+            w.uint(UInt64(changed.count))
+            for slot in changed {
+                w.uint(UInt64(slot))
+                w.bytes.append(Self.settingsByte(channel.members[slot]))
+            }
         }
         return w.bytes
     }
@@ -99,6 +122,10 @@ extension ReceiptReducer {
             }
         }
         if version >= 2 { try decodeSettings(&r) }
+        if version >= 4 {
+            try decodeMentions(&r)
+            try decodeMemberSettings(&r)
+        }
         guard r.isAtEnd else { throw SnapshotError("trailing bytes at \(r.offset)") }
     }
 
@@ -131,6 +158,63 @@ extension ReceiptReducer {
             channels[ci].hiddenReads = reads.sorted()
             channels[ci].hiddenDeliveries = deliveries.sorted()
             channels[ci].hiddenMembers = hidden
+        }
+    }
+
+    /// A member record's settings as a byte: bit 0 muted, bits 1–2 the count preference.
+    static func settingsByte(_ record: MemberState) -> UInt8 {
+        let preference: UInt8 = switch record.countUnread {
+        case .all: 0
+        case .mentions: 1
+        case .off: 2
+        }
+        return (record.muted ? 1 : 0) | preference << 1
+    }
+
+    /// Reads the member settings (version 4).
+    private mutating func decodeMemberSettings(_ r: inout SnapshotReader) throws(SnapshotError) {
+        for ci in channels.indices {
+            var previous = -1
+            for _ in 0..<(try r.count("member settings")) {
+                let slot = try r.uint()
+                let byte = try r.byte()
+                guard slot < UInt64(channels[ci].members.count), Int(slot) > previous, byte != 0, byte & ~7 == 0,
+                    byte >> 1 <= 2
+                else { throw SnapshotError("\(channels[ci].cid): bad member settings") }
+                previous = Int(slot)
+                channels[ci].members[Int(slot)].muted = byte & 1 == 1
+                channels[ci].members[Int(slot)].countUnread = [CountPreference.all, .mentions, .off][Int(byte >> 1)]
+            }
+        }
+    }
+
+    /// Reads the mentions (version 4) and rebuilds each channel's mention index.
+    private mutating func decodeMentions(_ r: inout SnapshotReader) throws(SnapshotError) {
+        for ci in channels.indices {
+            let cid = channels[ci].cid
+            var previous: Int32 = -1
+            for _ in 0..<(try r.count("mentions")) {
+                let position = try r.uint()
+                guard position < UInt64(channels[ci].messageIDs.count), Int32(position) > previous else {
+                    throw SnapshotError("\(cid): bad mention position \(position)")
+                }
+                let at = Int32(position)
+                previous = at
+                let info = channels[ci].messageInfo[Int(at)]
+                var mentioned: [UInt32] = []
+                for _ in 0..<(try r.count("mentioned users")) {
+                    let user = try r.uint()
+                    guard user < UInt64(users.count), UInt32(user) != info & ChannelState.senderMask,
+                        !mentioned.contains(UInt32(user))
+                    else { throw SnapshotError("\(cid): bad mentioned user at \(position)") }
+                    mentioned.append(UInt32(user))
+                }
+                guard !mentioned.isEmpty else { throw SnapshotError("\(cid): empty mention at \(position)") }
+                channels[ci].mentionedUsers[at] = mentioned
+                if ChannelState.isCountable(info) {
+                    for user in mentioned { channels[ci].mentions[user, default: []].append(at) }
+                }
+            }
         }
     }
 

@@ -92,6 +92,8 @@ public struct ReceiptReducer: Sendable {
             return memberAdded(input, cid: cid, userID: userID)
         case .memberRemoved(let cid, let userID):
             return memberRemoved(input, cid: cid, userID: userID)
+        case .memberUpdated(let cid, let userID, let muted, let countUnread):
+            return memberUpdated(input, cid: cid, userID: userID, muted: muted, countUnread: countUnread)
         case .messageNew(let cid, let message):
             return messageNew(input, cid: cid, message: message)
         case .messageDeleted(let cid, let messageID):
@@ -104,6 +106,8 @@ public struct ReceiptReducer: Sendable {
             return markRead(input, cid: cid, userID: userID, at: readAt)
         case .notificationMarkUnread(let cid, let userID, let messageID):
             return markUnread(input, cid: cid, userID: userID, messageID: messageID)
+        case .notificationMarkAllRead(let userID, let readAt):
+            return markAllRead(input, userID: userID, at: readAt)
         case .userUpdated(let userID, let delivery, let read):
             return userUpdated(userID: userID, read: read, delivery: delivery)
         case .channelTypeUpdated(let name, let delivery, let read):
@@ -178,7 +182,20 @@ public struct ReceiptReducer: Sendable {
     /// `(total_unread_count, unread_channels)` of `userID` over their current channels.
     public func unreadTotals(userID: String) -> (total: Int, channels: Int) {
         guard let user = userIndex[userID] else { return (0, 0) }
-        return totals(user)
+        let totals = totals(user)
+        return (totals.total, totals.channels)
+    }
+
+    /// `unread_mentions` of `userID` in `cid`, `nil` without a record.
+    public func unreadMentions(cid: String, userID: String) -> Int? {
+        guard let (channel, record) = record(cid: cid, userID: userID) else { return nil }
+        return channel.unreadMentions(after: record.readPosition, user: record.user)
+    }
+
+    /// `total_unread_mentions` of `userID` over their current channels.
+    public func totalUnreadMentions(userID: String) -> Int {
+        guard let user = userIndex[userID] else { return 0 }
+        return totals(user).mentions
     }
 
     private func record(cid: String, userID: String) -> (ChannelState, MemberState)? {
@@ -188,18 +205,23 @@ public struct ReceiptReducer: Sendable {
         return (channel, channel.members[Int(slot)])
     }
 
-    /// `(total_unread_count, unread_channels)` of `user`: O(channels × log n).
-    func totals(_ user: UInt32) -> (total: Int, channels: Int) {
-        var total = 0
-        var count = 0
+    /// The unread totals of `user`: O(channels × log n), no allocation.
+    func totals(_ user: UInt32) -> UnreadTotals {
+        var totals = UnreadTotals()
         for ci in userChannels[Int(user)] {
             // userChannels lists only channels where the user has a current slot.
             // (`channels[ci]` each time: a local copy would retain every array of the channel.)
             let slot = channels[Int(ci)].slots[user]!
-            let unread = channels[Int(ci)].unread(after: channels[Int(ci)].members[Int(slot)].readPosition, user: user)
-            total += unread
-            if unread > 0 { count += 1 }
+            let record = channels[Int(ci)].members[Int(slot)]
+            guard record.countUnread != .off else { continue }
+            let mentions = channels[Int(ci)].unreadMentions(after: record.readPosition, user: user)
+            // Muted and mentions-only channels add their mentions only.
+            let counted = record.muted || record.countUnread == .mentions
+                ? mentions : channels[Int(ci)].unread(after: record.readPosition, user: user)
+            totals.total += counted
+            if counted > 0 { totals.channels += 1 }
+            totals.mentions += mentions
         }
-        return (total, count)
+        return totals
     }
 }

@@ -12,6 +12,8 @@ public enum EventType: String, Sendable, CaseIterable, Hashable {
     case memberAdded = "member.added"
     /// A member left a channel.
     case memberRemoved = "member.removed"
+    /// A member's settings for a channel: muted, what counts as unread.
+    case memberUpdated = "member.updated"
     /// A message was sent.
     case messageNew = "message.new"
     /// A message was deleted.
@@ -24,6 +26,8 @@ public enum EventType: String, Sendable, CaseIterable, Hashable {
     case notificationMarkRead = "notification.mark_read"
     /// A user marked a message and everything after it unread.
     case notificationMarkUnread = "notification.mark_unread"
+    /// A user read every channel they are a member of.
+    case notificationMarkAllRead = "notification.mark_all_read"
     /// A user's privacy settings changed.
     case userUpdated = "user.updated"
     /// A channel type's receipt toggles changed.
@@ -48,8 +52,9 @@ public enum EventType: String, Sendable, CaseIterable, Hashable {
     /// Whether backends may publish this type to stage `in`.
     public var isIngress: Bool {
         switch self {
-        case .channelCreated, .memberAdded, .memberRemoved, .messageNew, .messageDeleted, .messageDelivered,
-            .messageRead, .notificationMarkRead, .notificationMarkUnread, .userUpdated, .channelTypeUpdated:
+        case .channelCreated, .memberAdded, .memberRemoved, .memberUpdated, .messageNew, .messageDeleted,
+            .messageDelivered, .messageRead, .notificationMarkRead, .notificationMarkUnread, .notificationMarkAllRead,
+            .userUpdated, .channelTypeUpdated:
             return true
         case .receiptRejected, .receiptSuppressed, .query, .reply:
             return false
@@ -60,7 +65,7 @@ public enum EventType: String, Sendable, CaseIterable, Hashable {
     /// to consumers of `out` or to stream subscribers.
     public var isPrivate: Bool {
         switch self {
-        case .channelCreated, .memberAdded, .memberRemoved, .userUpdated, .channelTypeUpdated:
+        case .channelCreated, .memberAdded, .memberRemoved, .memberUpdated, .userUpdated, .channelTypeUpdated:
             return true
         default:
             return false
@@ -69,6 +74,6 @@ public enum EventType: String, Sendable, CaseIterable, Hashable {
 
     /// Whether the event's subject is a channel id that must equal `data.cid`.
     public var isChannelEvent: Bool {
-        isIngress && self != .userUpdated && self != .channelTypeUpdated
+        isIngress && self != .userUpdated && self != .channelTypeUpdated && self != .notificationMarkAllRead
     }
 }

@@ -9,25 +9,25 @@ extension EventValidator {
         switch type {
         case .channelCreated:
             let cid = try cid(data["cid"], "data.cid")
-            guard let membersValue = data["members"] else { throw bad("data.members: required") }
-            guard case .array(let elements) = membersValue else { throw bad("data.members: must be an array") }
-            var members: [String] = []
-            members.reserveCapacity(elements.count)
-            for (index, element) in elements.enumerated() {
-                guard case .string(let userID) = element else {
-                    throw bad("data.members[\(index)]: must be a string")
-                }
-                guard Identifier.isValidUserID(userID) else {
-                    throw bad("data.members[\(index)]: \(userIDProblem(userID))")
-                }
-                members.append(userID)
-            }
+            guard let members = try userIDs(data["members"], "data.members") else { throw bad("data.members: required") }
             return .channelCreated(cid: cid, members: members)
         case .memberAdded:
             return .memberAdded(cid: try cid(data["cid"], "data.cid"), userID: try userID(data["user_id"], "data.user_id"))
         case .memberRemoved:
             return .memberRemoved(
                 cid: try cid(data["cid"], "data.cid"), userID: try userID(data["user_id"], "data.user_id"))
+        case .memberUpdated:
+            let cid = try cid(data["cid"], "data.cid")
+            let user = try userID(data["user_id"], "data.user_id")
+            let muted = try bool(data["muted"], "data.muted")
+            var countUnread: CountPreference?
+            if let value = data["count_unread"] {
+                guard case .string(let text) = value, let parsed = CountPreference(rawValue: text) else {
+                    throw bad("data.count_unread: must be \"all\", \"mentions\" or \"off\"")
+                }
+                countUnread = parsed
+            }
+            return .memberUpdated(cid: cid, userID: user, muted: muted, countUnread: countUnread)
         case .messageNew:
             let cid = try cid(data["cid"], "data.cid")
             guard let message = data["message"] else { throw bad("data.message: required") }
@@ -45,8 +45,11 @@ extension EventValidator {
                 kind = parsed
             }
             let silent = try bool(message["silent"], "data.message.silent") ?? false
+            let mentioned = try userIDs(message["mentioned_users"], "data.message.mentioned_users") ?? []
             return .messageNew(
-                cid: cid, message: NewMessage(id: id, userID: sender, createdAt: createdAt, kind: kind, silent: silent))
+                cid: cid,
+                message: NewMessage(
+                    id: id, userID: sender, createdAt: createdAt, kind: kind, silent: silent, mentionedUsers: mentioned))
         case .messageDeleted:
             return .messageDeleted(
                 cid: try cid(data["cid"], "data.cid"), messageID: try messageID(data["message_id"], "data.message_id"))
@@ -68,6 +71,9 @@ extension EventValidator {
             return .notificationMarkUnread(
                 cid: try cid(data["cid"], "data.cid"), userID: try userID(data["user_id"], "data.user_id"),
                 messageID: try messageID(data["message_id"], "data.message_id"))
+        case .notificationMarkAllRead:
+            return .notificationMarkAllRead(
+                userID: try userID(data["user_id"], "data.user_id"), readAt: try timestamp(data["read_at"], "data.read_at"))
         case .userUpdated:
             guard let user = data["user"] else { throw bad("data.user: required") }
             guard case .object = user else { throw bad("data.user: must be an object") }
@@ -108,6 +114,20 @@ extension EventValidator {
 
     static func userIDProblem(_ text: String) -> String {
         text.utf8.first == UInt8(ascii: "@") && Identifier.isValidMessageID(text) ? "must not start with @" : idRule
+    }
+
+    /// An optional array of user ids (errors name `path[i]`); `nil` when the key is absent.
+    static func userIDs(_ value: JSONValue?, _ path: String) throws(EventValidationError) -> [String]? {
+        guard let value else { return nil }
+        guard case .array(let elements) = value else { throw bad("\(path): must be an array") }
+        var ids: [String] = []
+        ids.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            guard case .string(let userID) = element else { throw bad("\(path)[\(index)]: must be a string") }
+            guard Identifier.isValidUserID(userID) else { throw bad("\(path)[\(index)]: \(userIDProblem(userID))") }
+            ids.append(userID)
+        }
+        return ids
     }
 
     static func messageID(_ value: JSONValue?, _ path: String) throws(EventValidationError) -> String {

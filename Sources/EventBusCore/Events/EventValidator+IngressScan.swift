@@ -155,6 +155,8 @@ extension EventValidator {
         case optionalMessageKind
         /// An optional `true` or `false`.
         case optionalBool
+        /// An optional array of user ids, each a string without escapes.
+        case optionalUserIDs
         /// A required object of ``IngressShape/message``'s shape.
         case message
 
@@ -178,11 +180,45 @@ extension EventValidator {
                     || text.elementsEqual(NewMessage.Kind.system.rawValue.utf8)
             case .optionalBool:
                 return span.map { $0.kind == .bool } ?? true
+            case .optionalUserIDs:
+                guard let span else { return true }
+                guard span.kind == .array else { return false }
+                return Self.isPlainUserIDArray(UnsafeRawBufferPointer(rebasing: object[span.range]))
             case .message:
                 guard let span, span.kind == .object else { return false }
                 let message = UnsafeRawBufferPointer(rebasing: object[span.range])
                 return IngressShape.message.vouchedMembers(of: message) != nil
             }
+        }
+
+        /// Whether `array`, the bytes of a JSON array the scanner accepted, holds only strings without
+        /// escapes that are user ids; `false` for anything else (another element, an escape: not sure).
+        static func isPlainUserIDArray(_ array: UnsafeRawBufferPointer) -> Bool {
+            let bytes = array.assumingMemoryBound(to: UInt8.self)
+            func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+            var i = 1  // past `[`
+            while i < bytes.count && isSpace(bytes[i]) { i += 1 }
+            if i < bytes.count && bytes[i] == UInt8(ascii: "]") { return true }
+            while i < bytes.count {
+                guard bytes[i] == UInt8(ascii: "\"") else { return false }
+                let start = i + 1
+                var end = start
+                while end < bytes.count && bytes[end] != UInt8(ascii: "\"") {
+                    if bytes[end] == UInt8(ascii: "\\") { return false }
+                    end += 1
+                }
+                guard end < bytes.count,
+                    Identifier.isUserID(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+                else { return false }
+                i = end + 1
+                while i < bytes.count && isSpace(bytes[i]) { i += 1 }
+                guard i < bytes.count else { return false }
+                if bytes[i] == UInt8(ascii: "]") { return true }
+                guard bytes[i] == UInt8(ascii: ",") else { return false }
+                i += 1
+                while i < bytes.count && isSpace(bytes[i]) { i += 1 }
+            }
+            return false
         }
 
         /// The bytes between the quotes of a string with no escape, or `nil` for anything else.
@@ -238,7 +274,7 @@ extension EventValidator {
         /// `data.message` of `message.new`.
         static let message = IngressShape([
             "id": .messageID, "user_id": .userID, "created_at": .timestamp, "type": .optionalMessageKind,
-            "silent": .optionalBool,
+            "silent": .optionalBool, "mentioned_users": .optionalUserIDs,
         ])
 
         /// The shape of `data` for a type the fast path checks; `nil` for the others.
@@ -251,7 +287,7 @@ extension EventValidator {
             case .memberAdded, .memberRemoved: member
             case .messageDeleted: messageDeleted
             case .messageNew: messageNew
-            case .channelCreated, .userUpdated, .channelTypeUpdated, .receiptRejected, .receiptSuppressed, .query,
+            case .channelCreated, .memberUpdated, .notificationMarkAllRead, .userUpdated, .channelTypeUpdated, .receiptRejected, .receiptSuppressed, .query,
                 .reply:
                 nil
             }

@@ -364,6 +364,12 @@ public enum EventValidator {
             else {
                 throw bad("subject: \"\(subject)\" must be \"@\(userID)\" (\"@\" and data.user.id)")
             }
+        case .notificationMarkAllRead(let userID, _):
+            guard subject.utf8.count == userID.utf8.count + 1, subject.utf8.first == UInt8(ascii: "@"),
+                subject.utf8.dropFirst().elementsEqual(userID.utf8)
+            else {
+                throw bad("subject: \"\(subject)\" must be \"@\(userID)\" (\"@\" and data.user_id)")
+            }
         case .channelTypeUpdated(let name, _, _):
             guard subject == name else {
                 throw bad("subject: \"\(subject)\" differs from data.name \"\(name)\"")

@@ -9,6 +9,8 @@ public enum IngressPayload: Sendable, Equatable, Hashable {
     case memberAdded(cid: String, userID: String)
     /// `member.removed`.
     case memberRemoved(cid: String, userID: String)
+    /// `member.updated`: `userID`'s settings for the channel; `nil` where the key was omitted (keeps its value).
+    case memberUpdated(cid: String, userID: String, muted: Bool?, countUnread: CountPreference?)
     /// `message.new`.
     case messageNew(cid: String, message: NewMessage)
     /// `message.deleted`.
@@ -21,6 +23,8 @@ public enum IngressPayload: Sendable, Equatable, Hashable {
     case notificationMarkRead(cid: String, userID: String, readAt: String?)
     /// `notification.mark_unread`: `userID` marks `messageID` and everything after it unread.
     case notificationMarkUnread(cid: String, userID: String, messageID: String)
+    /// `notification.mark_all_read`: `userID` read every channel they are a member of.
+    case notificationMarkAllRead(userID: String, readAt: String?)
     /// `user.updated`: privacy settings; `nil` where the key was omitted (keeps its value).
     case userUpdated(userID: String, deliveryReceipts: Bool?, readReceipts: Bool?)
     /// `channel_type.updated`: per channel type toggles; `nil` where omitted.
@@ -32,26 +36,30 @@ public enum IngressPayload: Sendable, Equatable, Hashable {
         case .channelCreated: .channelCreated
         case .memberAdded: .memberAdded
         case .memberRemoved: .memberRemoved
+        case .memberUpdated: .memberUpdated
         case .messageNew: .messageNew
         case .messageDeleted: .messageDeleted
         case .messageDelivered: .messageDelivered
         case .messageRead: .messageRead
         case .notificationMarkRead: .notificationMarkRead
         case .notificationMarkUnread: .notificationMarkUnread
+        case .notificationMarkAllRead: .notificationMarkAllRead
         case .userUpdated: .userUpdated
         case .channelTypeUpdated: .channelTypeUpdated
         }
     }
 
-    /// The channel id, for channel events; `nil` for `user.updated` and `channel_type.updated`.
+    /// The channel id, for channel events; `nil` for `notification.mark_all_read`, `user.updated` and
+    /// `channel_type.updated`.
     public var cid: String? {
         switch self {
         case .channelCreated(let cid, _), .memberAdded(let cid, _), .memberRemoved(let cid, _),
+            .memberUpdated(let cid, _, _, _),
             .messageNew(let cid, _), .messageDeleted(let cid, _), .messageDelivered(let cid, _, _, _),
             .messageRead(let cid, _, _, _), .notificationMarkRead(let cid, _, _),
             .notificationMarkUnread(let cid, _, _):
             return cid
-        case .userUpdated, .channelTypeUpdated:
+        case .notificationMarkAllRead, .userUpdated, .channelTypeUpdated:
             return nil
         }
     }

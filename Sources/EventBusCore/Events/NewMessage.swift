@@ -14,17 +14,24 @@ public struct NewMessage: Sendable, Equatable, Hashable {
     public var userID: String
     /// When it was sent (`message.created_at`), a strict RFC 3339 UTC time.
     public var createdAt: String
+    /// `message.mentioned_users`: the users the message mentions, as given
+    /// (repeats and the sender included); empty when omitted.
+    public var mentionedUsers: [String]
     /// `message.type`; `regular` when omitted.
     public var kind: Kind
     /// `message.silent`; `false` when omitted. Silent messages never count as unread.
     public var silent: Bool
 
     /// Creates a message description.
-    public init(id: String, userID: String, createdAt: String, kind: Kind = .regular, silent: Bool = false) {
+    public init(
+        id: String, userID: String, createdAt: String, kind: Kind = .regular, silent: Bool = false,
+        mentionedUsers: [String] = []
+    ) {
         self.id = id
         self.userID = userID
         self.createdAt = createdAt
         self.kind = kind
         self.silent = silent
+        self.mentionedUsers = mentionedUsers
     }
 }

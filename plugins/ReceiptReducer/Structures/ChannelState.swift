@@ -27,6 +27,11 @@ struct ChannelState: Sendable {
     var countable = Fenwick()
     /// Sender → sorted positions of their countable messages.
     var ownCountable: [UInt32: [Int32]] = [:]
+    /// Position → the users its message mentions (each once, never the
+    /// sender), for the messages that mention anyone.
+    var mentionedUsers: [Int32: [UInt32]] = [:]
+    /// User → sorted positions of the countable messages that mention them.
+    var mentions: [UInt32: [Int32]] = [:]
     /// Member records by slot (current and removed).
     var members: [MemberState] = []
     /// User → slot in ``members``.
@@ -79,6 +84,12 @@ struct ChannelState: Sendable {
         return all - (own.count - Self.upperBound(own, position))
     }
 
+    /// Countable messages after `position` that mention `user` (never their own): O(log n).
+    func unreadMentions(after position: Int32, user: UInt32) -> Int {
+        guard let list = mentions[user], !list.isEmpty else { return 0 }
+        return list.count - Self.upperBound(list, position)
+    }
+
     /// The first countable message after `position` not sent by `user`, if any:
     /// O(log² n) (a run of the user's own messages is skipped by binary search).
     func firstUnread(after position: Int32, user: UInt32) -> Int32? {
@@ -126,8 +137,11 @@ struct ChannelState: Sendable {
 
     // MARK: Changes
 
-    /// Appends a message and returns its position.
-    mutating func appendMessage(id: String, sender: UInt32, system: Bool, silent: Bool) -> Int32 {
+    /// Appends a message and returns its position. `mentioned` lists each
+    /// mentioned user once, never the sender.
+    mutating func appendMessage(id: String, sender: UInt32, system: Bool, silent: Bool, mentioned: [UInt32] = [])
+        -> Int32
+    {
         let position = Int32(messageIDs.count)
         var info = sender
         if system { info |= Self.systemBit }
@@ -138,6 +152,12 @@ struct ChannelState: Sendable {
         let counts = Self.isCountable(info)
         countable.append(counts ? 1 : 0)
         if counts { ownCountable[sender, default: []].append(position) }
+        if !mentioned.isEmpty {
+            mentionedUsers[position] = mentioned
+            if counts {
+                for user in mentioned { mentions[user, default: []].append(position) }
+            }
+        }
         reads.append(0)
         delivered.append(0)
         return position
@@ -153,6 +173,10 @@ struct ChannelState: Sendable {
             let sender = info & Self.senderMask
             let i = Self.lowerBound(ownCountable[sender] ?? [], position)
             ownCountable[sender]?.remove(at: i)
+            for user in mentionedUsers[position] ?? [] {
+                let j = Self.lowerBound(mentions[user] ?? [], position)
+                mentions[user]?.remove(at: j)
+            }
         }
         return true
     }

@@ -1,6 +1,8 @@
+import EventBusCore
+
 /// One (channel, user) record: watermarks as message positions, times as codes.
 ///
-/// 40 bytes. Positions are indices in the channel's message sequence, -1 for
+/// 40 bytes (the settings fill the padding after ``isMember``). Positions are indices in the channel's message sequence, -1 for
 /// "before the first message"; times are ``TimeTable`` codes.
 struct MemberState: Sendable, Equatable {
     /// The interned user.
@@ -11,6 +13,10 @@ struct MemberState: Sendable, Equatable {
     var deliveredPosition: Int32
     /// Whether the user is a member now (a removed member's record is kept).
     var isMember: Bool
+    /// Whether the member muted the channel (`member.updated`).
+    var muted = false
+    /// What the channel adds to the member's totals (`member.updated`).
+    var countUnread = CountPreference.all
     /// When the read watermark last moved.
     var readTime: Int64
     /// When the delivered watermark last moved.
