@@ -44,7 +44,7 @@ def test_readme_tour_runs_as_written():
         assert "published 3 events" in out
         lines = [line for line in out.splitlines() if line.startswith("{")]
         replies = [json.loads(line) for line in lines]
-        assert {"total_unread_count": 0, "unread_channels": 0, "channels": []} in replies
+        assert {"total_unread_count": 0, "unread_channels": 0, "total_unread_mentions": 0, "channels": []} in replies
         receipts = next(r for r in replies if "read_count" in r)
         assert receipts["read_count"] == 1 and receipts["readers"][0]["user_id"] == "bob"
         assert any(r.get("topic", "").startswith("in/") for r in replies), "the durable tail printed events"
