@@ -74,6 +74,20 @@ import ZeroMQ
         #expect(bus.core.committing == nil)
     }
 
+    /// A clean stop while an fsync is in flight and more was appended after it: both
+    /// groups are made durable and confirmed, none is handed to the stopped fsync thread.
+    @Test func closingWithAnFsyncInFlightConfirmsBothGroups() throws {
+        let bus = try CoreHarness { $0.fsync = .always }
+        defer { bus.close() }
+        bus.send("PUB", [Array("in".utf8), Events.read(message: "m1", id: "e1")], correlation: "first")
+        bus.core.advanceCommit()
+        bus.send("PUB", [Array("in".utf8), Events.read(message: "m1", id: "e2")], correlation: "second")
+        bus.core.close()
+        #expect(bus.replies().map(\.correlation) == ["first", "second"])
+        #expect(bus.core.log.durableSeq == 2)
+        #expect(bus.core.committing == nil)
+    }
+
     /// ZeroMQ does not say when a peer leaves, so the peers that asked for a HELLO
     /// option are pruned at 10,000 to those with an attached consumer.
     @Test func peersWithAHelloOptionArePrunedAtTenThousandToThoseOfAttachedConsumers() throws {

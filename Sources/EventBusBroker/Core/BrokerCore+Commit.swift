@@ -45,8 +45,10 @@ extension BrokerCore {
         }
     }
 
-    /// Completes the fsyncs the worker finished: releases their groups, or stops the broker.
-    func finishCommits() {
+    /// Completes the fsyncs the worker finished: releases their groups, or stops the broker;
+    /// then starts the next fsync of what gathered meanwhile, unless `startNext` is false
+    /// (at close, once the worker has stopped).
+    func finishCommits(startNext: Bool = true) {
         guard let syncWorker else { return }
         for outcome in syncWorker.takeOutcomes() {
             log.completeSync(outcome.ticket, failure: outcome.failure)
@@ -61,7 +63,7 @@ extension BrokerCore {
             release(group)
         }
         // What gathered during that fsync goes into the next at once.
-        advanceCommit()
+        if startNext { advanceCommit() }
     }
 
     /// Makes everything appended durable per the fsync policy, on this

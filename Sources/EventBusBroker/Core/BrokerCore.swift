@@ -70,6 +70,8 @@ final class BrokerCore {
     var withheldOut = 0
     /// Set when the broker must stop because the log can no longer be trusted.
     var fatal: BrokerError?
+    /// Set by ``close()``, which does its work once.
+    private(set) var isClosed = false
     var timers = Timers()
     /// Peers that asked for batched delivery (`"batch": true` in `HELLO`).
     var batchPeers: Set<[UInt8]> = []
@@ -162,9 +164,11 @@ final class BrokerCore {
     /// data directory. After a failed fsync nothing more is written: the next
     /// start recovers the log.
     func close() {
+        guard !isClosed else { return }
+        isClosed = true
         if let syncWorker {
             syncWorker.stop()
-            finishCommits()
+            finishCommits(startNext: false)
         }
         if fatal == nil { commit() }
         if fatal == nil {
