@@ -58,7 +58,13 @@ import Testing
                         let shell = try await RunningProcess.run("/bin/sh", ["-c", line.replacingOccurrences(of: "curl -s", with: "curl -s -f")])
                         let body = shell.standardOutput
                         #expect(shell.status == 0, "\(curl): \(body)")
-                        #expect((try? JSONParser.parse(Array(body.utf8)))?["error"] == nil, "\(curl)")
+                        // The body must be JSON (a body that does not parse fails, never passes as "no error").
+                        let parsed: JSONValue
+                        do { parsed = try JSONParser.parse(Array(body.utf8)) } catch {
+                            Issue.record("\(curl): the reply is not JSON (\(error)): \(body)")
+                            continue
+                        }
+                        #expect(parsed["error"] == nil, "\(curl): \(body)")
                     }
                 } catch {
                     _ = try? await backend.terminate()
