@@ -1,8 +1,10 @@
+import EventBus
+
 /// Seeded mutations of corpus inputs, for the harness that runs without libFuzzer.
 ///
 /// The same seed gives the same inputs, so a failure found once is found again.
 public struct FuzzMutator {
-    private var state: UInt64
+    private var random: SplitMix64
 
     /// Bytes that matter to the parsers, tried more often than the others.
     static let interesting: [UInt8] = Array("{}[]\":,\\/ \n\t0-1.eE+truefalsenullEB1PUB".utf8) + [0x00, 0x7F, 0x80, 0xBF, 0xC0, 0xC3, 0xE2, 0xED, 0xF0, 0xF4, 0xF5, 0xFF]
@@ -16,22 +18,14 @@ public struct FuzzMutator {
 
     /// Creates a mutator from a seed.
     public init(seed: UInt64) {
-        state = seed
+        random = SplitMix64(seed: seed)
     }
 
-    /// The next pseudo-random number (SplitMix64).
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    /// The next pseudo-random number.
+    public mutating func next() -> UInt64 { random.next() }
 
     /// A number in `0..<bound` (`bound` > 0).
-    public mutating func below(_ bound: Int) -> Int {
-        Int(next() % UInt64(bound))
-    }
+    public mutating func below(_ bound: Int) -> Int { random.below(bound) }
 
     /// A random byte, often one that matters to the parsers.
     public mutating func byte() -> UInt8 {

@@ -73,15 +73,7 @@ public final class BrokerProcess: @unchecked Sendable {
     /// Runs `body`, then stops the broker (``terminate()``) whether `body` threw or not:
     /// the `defer` of a test whose cleanup must be awaited.
     public func terminateAfter<T>(_ body: () async throws -> T) async throws -> T {
-        let result: T
-        do {
-            result = try await body()
-        } catch {
-            _ = try? await terminate()
-            throw error
-        }
-        try await terminate()
-        return result
+        try await awaitingCleanup(body) { _ = try await self.terminate() }
     }
 
     deinit {

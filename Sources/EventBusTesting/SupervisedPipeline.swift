@@ -60,15 +60,7 @@ public final class SupervisedPipeline: @unchecked Sendable {
     /// Runs `body`, then ``stop(within:)``s whether `body` threw or not: the `defer` of a
     /// test whose cleanup must be awaited.
     public func stopAfter<T>(_ body: () async throws -> T) async throws -> T {
-        let result: T
-        do {
-            result = try await body()
-        } catch {
-            try? await stop()
-            throw error
-        }
-        try await stop()
-        return result
+        try await awaitingCleanup(body) { _ = try await self.stop() }
     }
 
     /// Waits until every stage consumes (the supervisor's ready line).

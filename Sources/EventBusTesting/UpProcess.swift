@@ -59,15 +59,7 @@ public final class UpProcess: @unchecked Sendable {
 
     /// Runs `body`, then stops `eventbus up` (``terminate()``) whether `body` threw or not.
     public func terminateAfter<T>(_ body: () async throws -> T) async throws -> T {
-        let result: T
-        do {
-            result = try await body()
-        } catch {
-            _ = try? await terminate()
-            throw error
-        }
-        try await terminate()
-        return result
+        try await awaitingCleanup(body) { _ = try await self.terminate() }
     }
 
     /// The living processes started with a `--data-dir` under this data directory's
