@@ -52,6 +52,16 @@ import ZeroMQ
             #expect(second.standardError.contains("in use by another broker"))
             let recover = try await Self.recover(running.dataDirectory)
             #expect(recover.status == 75, "\(recover.standardError)")
+            // A TCP port another process holds, from another data directory: 75 too.
+            let holder = try Socket(context: try Context(), type: .router)
+            defer { holder.close() }
+            try holder.setLinger(0)
+            try holder.bind("tcp://127.0.0.1:\(ports[0])")
+            try await TemporaryDirectory.with("exit-port") { root in
+                let taken = try await Self.eventbus(["broker", "--data-dir", root.appendingPathComponent("data").path,
+                                                     "--command", "tcp://127.0.0.1:\(ports[0])", "--stream", "tcp://127.0.0.1:\(ports[1])"])
+                #expect(taken.status == 75, "\(taken.standardError)")
+            }
         }
 
         try await TemporaryDirectory.with("exit-lost") { root in
