@@ -73,6 +73,9 @@ public struct BrokerError: Error, Sendable, CustomStringConvertible {
         case dataDirectory = "data_directory"
         /// An fsync of the log failed: the broker stopped without confirming more.
         case fsyncFailed = "fsync_failed"
+        /// Another process listens on an endpoint's ipc socket file. Retry once it has stopped,
+        /// or choose another path.
+        case endpointInUse = "endpoint_in_use"
     }
 
     public let code: Code

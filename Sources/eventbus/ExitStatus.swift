@@ -27,6 +27,7 @@ enum ExitStatus {
             switch error.code {
             case .refusedSetting, .dataDirectory: configuration
             case .alreadyRunning, .fsyncFailed: failure
+            case .endpointInUse: temporary
             }
         case let error as LogError:
             if error.kind == .locked { temporary } else if error.kind == .recordsLost { recordsLost } else { failure }

@@ -38,6 +38,8 @@ final class BrokerLoop {
             try stream.setLinger(0)
             try BindPolicy.check(config.commandEndpoint, option: "--command", config: config)
             try BindPolicy.check(config.streamEndpoint, option: "--stream", config: config)
+            try BindPolicy.refuseIPCInUse(config.commandEndpoint, option: "--command")
+            try BindPolicy.refuseIPCInUse(config.streamEndpoint, option: "--stream")
             if let keys = config.security {
                 try keys.validate()
                 // The ZAP handler must be bound before a CURVE socket accepts a peer.

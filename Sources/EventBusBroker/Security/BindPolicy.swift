@@ -44,6 +44,39 @@ package enum BindPolicy {
             + "configure keys (--security FILE, see docs/security.md), or pass \(insecureOption) to accept the risk")
     }
 
+    /// Refuses an `ipc://` endpoint whose socket file another process listens on.
+    ///
+    /// libzmq binds an ipc path by removing whatever file is there: a second broker given
+    /// the first one's path would take it over silently, and the first, still running,
+    /// would get no new peer. A connect tells a live socket (refused here) from a file
+    /// left by a process that died (`ECONNREFUSED`: libzmq replaces it). Abstract
+    /// sockets (`ipc://@name`) have no file; the kernel refuses their second bind itself.
+    static func refuseIPCInUse(_ endpoint: String, option: String) throws(BrokerError) {
+        guard endpoint.hasPrefix("ipc://") else { return }
+        let path = String(endpoint.dropFirst("ipc://".count))
+        guard !path.hasPrefix("@"), path != "*" else { return }
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else { return }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard bytes.count < capacity else { return }  // libzmq refuses a path this long itself
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            buffer.copyBytes(from: bytes)
+            buffer[bytes.count] = 0
+        }
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { return }
+        throw BrokerError(.endpointInUse, "refusing to bind \(option) \(endpoint): another process listens on that socket file "
+            + "(another broker?). Stop it first, or choose another path")
+    }
+
     /// Gives the socket file of a bound `ipc://` endpoint `mode` (abstract sockets have no file).
     static func restrictIPC(_ boundEndpoint: String, mode: mode_t) throws(BrokerError) {
         guard boundEndpoint.hasPrefix("ipc://") else { return }
