@@ -81,7 +81,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // One bridge from a blocking run loop (broker, supervisor, plugin runner) to swift-service-lifecycle.
+        // One bridge from a blocking run loop (broker, readiness watch, plugin runner) to swift-service-lifecycle.
         .target(
             name: "EventBusService",
             dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
@@ -110,7 +110,9 @@ let package = Package(
                 "EventBusBroker",
                 "ZeroMQ",
                 "CSpawn",
+                "EventBusService",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strict
@@ -243,6 +245,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "EventBus", "EventBusBroker", "EventBusFuzzing", "EventBusSupervisor", "EventBusTesting", "ReceiptReducer", "ZeroMQ",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),

@@ -3,15 +3,19 @@ import Glibc
 #endif
 import Foundation
 import Logging
+import ServiceLifecycle
 import Synchronization
 
-/// One plugin process kept running: started, restarted with backoff when it
-/// exits or is killed, reported loudly when it crash-loops, stopped on request.
+/// One plugin process kept running, as a service of the supervisor's `ServiceGroup`:
+/// started, restarted by ``RestartSchedule`` when it exits or is killed, reported loudly
+/// when it crash-loops; at graceful shutdown sent SIGTERM, then SIGKILL after
+/// ``SupervisorConfig/stopTimeout``.
 ///
-/// Its supervision loop runs on a thread of its own (``start()``); what other threads
-/// read or change (the pid, the stop request, the counters) is behind one `Mutex`, and
-/// the backoff between two starts is a wait on a semaphore that ``stop()`` signals.
-final class PluginProcess: Sendable {
+/// Each start forks from a thread of its own that lives until that process has ended:
+/// the kernel's parent-death signal (`PR_SET_PDEATHSIG`, see ``ChildProcess``) fires
+/// when the forking *thread* ends, so the plugin is killed with the supervisor and not
+/// before. The thread only spawns and waits; the service's task decides everything else.
+final class PluginProcess: Service, Sendable {
     let name: String
     let executable: String
     let arguments: [String]
@@ -21,18 +25,25 @@ final class PluginProcess: Sendable {
     private let logger: Logger
 
     private struct Status {
-        var started = false
+        /// Set once by graceful shutdown or cancellation: nothing starts after it.
         var stopping = false
-        /// The plugin process, from its start until its exit was seen.
+        /// The plugin process, from its start until its end was seen.
         var pid: pid_t?
         var restarts = 0
         var crashLooping = false
     }
 
+    /// What other threads read (tests, status reports) and what the signals go to.
     private let status = Mutex(Status())
-    /// Signalled by ``stop()``: ends the backoff wait at once.
-    private let stopSignal = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
+    /// The wait between two starts, which a stop ends at once.
+    private let backoff = Backoff()
+
+    /// What the forking thread reports.
+    private enum ChildEvent: Sendable {
+        case started(ChildProcess)
+        case failed(any Error)
+        case ended
+    }
 
     init(name: String, executable: String, arguments: [String], environment: [String: String] = [:],
          config: SupervisorConfig, logger: Logger) {
@@ -44,118 +55,129 @@ final class PluginProcess: Sendable {
         self.logger = logger
     }
 
-    /// Starts supervising on a thread of its own.
-    func start() {
-        status.withLock { $0.started = true }
-        let thread = Thread { [self] in supervise() }
-        thread.name = "supervise \(name)"
-        thread.start()
-    }
-
     /// Whether the plugin is in a crash loop (for status reports).
     var isCrashLooping: Bool { status.withLock { $0.crashLooping } }
     /// How often it was restarted.
     var restartCount: Int { status.withLock { $0.restarts } }
+    /// The running process's id, if one runs (tests kill it with SIGKILL).
+    var processIdentifier: Int32? { status.withLock { $0.pid } }
 
-    /// The supervision loop, on the thread ``start()`` made, which lives until the
-    /// plugin is stopped: each plugin process is forked from this thread because
-    /// the kernel's parent-death signal (`PR_SET_PDEATHSIG`, see ``ChildProcess``)
-    /// fires when the forking *thread* ends. The plugin is killed with the
-    /// supervisor, and not before.
-    private func supervise() {
-        var backoff = config.initialBackoff
-        var quickExits = 0
-        let environment = ProcessInfo.processInfo.environment.merging(self.environment) { _, own in own }
-        while true {
-            let started = ContinuousClock.now
-            // Spawned under the lock: ``stop()`` either sees the pid or keeps this from starting.
-            let spawned: Result<ChildProcess, any Error>? = status.withLock { status in
-                if status.stopping { return nil }
-                do {
-                    let child = try ChildProcess.spawn(executable: executable, arguments: arguments, environment: environment)
-                    status.pid = child.pid
-                    return .success(child)
-                } catch {
-                    return .failure(error)
-                }
+    /// Keeps the plugin running until graceful shutdown (or cancellation); returns once
+    /// its last process has ended.
+    func run() async {
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                await supervise()
+            } onGracefulShutdown: { [self] in
+                beginStop()
             }
-            guard let spawned else { break }
-            var how = "could not start"
-            switch spawned {
-            case .success(let child):
-                logger.info("plugin started", metadata: ["bus.plugin": "\(name)", "bus.pid": "\(child.pid)"])
-                // The exit is seen first and the pid given up under the lock, then the
-                // child is reaped: ``stop()`` signals only a pid that is still this child's.
-                child.waitUntilEnded()
-                status.withLock { $0.pid = nil }
-                how = child.reap().description
-            case .failure(let error):
-                logger.error("cannot start plugin", metadata: ["bus.plugin": "\(name)", "error.type": "\(error)"])
-            }
-            if status.withLock({ $0.stopping }) { break }
-
-            let ran = ContinuousClock.now - started
-            if ran >= config.stableAfter {
-                quickExits = 0
-                backoff = config.initialBackoff
-            } else {
-                quickExits += 1
-            }
-            if quickExits >= config.crashLoopLimit {
-                if !isCrashLooping {
-                    logger.critical("PLUGIN CRASH LOOP: plugin keeps failing; events wait for it, nothing is skipped", metadata: [
-                        "bus.plugin": "\(name)", "bus.exits_in_a_row": "\(quickExits)", "bus.last_exit": "\(how)",
-                        "bus.retry_every": "\(config.crashLoopBackoff)",
-                    ])
-                }
-                status.withLock { $0.crashLooping = true }
-                backoff = config.crashLoopBackoff
-            } else {
-                status.withLock { $0.crashLooping = false }
-                logger.warning("plugin stopped unexpectedly; restarting", metadata: [
-                    "bus.plugin": "\(name)", "bus.exit": "\(how)", "bus.backoff": "\(backoff)",
-                ])
-            }
-            status.withLock { $0.restarts += 1 }
-            // The backoff: a wait that ``stop()`` ends early.
-            _ = stopSignal.wait(timeout: .now() + Self.dispatchInterval(backoff))
-            if quickExits < config.crashLoopLimit { backoff = min(backoff * 2, config.maximumBackoff) }
+        } onCancel: { [self] in
+            beginStop()
         }
-        finished.signal()
     }
 
-    private static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return .nanoseconds(Int(clamping: max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000))
+    private func supervise() async {
+        var schedule = RestartSchedule(config)
+        let environment = ProcessInfo.processInfo.environment.merging(self.environment) { _, own in own }
+        while !isStopping {
+            let started = ContinuousClock.now
+            guard let how = await runOnce(environment: environment), !isStopping else { return }
+            let decision = schedule.exited(after: .now - started)
+            status.withLock {
+                $0.crashLooping = decision.crashLooping
+                $0.restarts += 1
+            }
+            if decision.enteredCrashLoop {
+                logger.critical("PLUGIN CRASH LOOP: plugin keeps failing; events wait for it, nothing is skipped", metadata: [
+                    "bus.plugin": "\(name)", "bus.exits_in_a_row": "\(decision.quickExits)", "bus.last_exit": "\(how)",
+                    "bus.retry_every": "\(decision.wait)",
+                ])
+            } else if !decision.crashLooping {
+                logger.warning("plugin stopped unexpectedly; restarting", metadata: [
+                    "bus.plugin": "\(name)", "bus.exit": "\(how)", "bus.backoff": "\(decision.wait)",
+                ])
+            }
+            await backoff.wait(for: decision.wait)
+        }
+    }
+
+    private var isStopping: Bool { status.withLock { $0.stopping } }
+
+    /// Stops supervising: no new start, the backoff ended, SIGTERM to a running plugin and
+    /// SIGKILL after the stop timeout if that same process still runs. Synchronous and
+    /// safe from any thread: it needs no task to run, so a busy shared pool cannot delay it.
+    private func beginStop() {
+        let pid: pid_t? = status.withLock { status in
+            status.stopping = true
+            if let pid = status.pid { kill(pid, SIGTERM) }
+            return status.pid
+        }
+        backoff.interrupt()
+        guard let pid else { return }
+        let (name, logger) = (self.name, self.logger)
+        DispatchQueue.global().asyncAfter(deadline: .now() + DispatchTimeInterval(config.stopTimeout)) { [self] in
+            // Only while the pid is still this plugin's: it is given up, under the lock, when it ends.
+            let killed = status.withLock { status in
+                guard status.pid == pid else { return false }
+                kill(pid, SIGKILL)
+                return true
+            }
+            if killed { logger.warning("plugin did not stop in time; killed it", metadata: ["bus.plugin": "\(name)"]) }
+        }
+    }
+
+    /// Starts the plugin once and waits for its end; says how it ended, or nil when it
+    /// was not started because supervision is stopping.
+    private func runOnce(environment: [String: String]) async -> String? {
+        let (events, continuation) = AsyncStream.makeStream(of: ChildEvent.self)
+        let thread = Thread { [self] in
+            let child: ChildProcess?
+            do {
+                // Spawned under the lock: a stop either sees the pid or keeps this from starting.
+                child = try status.withLock { status in
+                    if status.stopping { return nil }
+                    let child = try ChildProcess.spawn(executable: executable, arguments: arguments, environment: environment)
+                    status.pid = child.pid
+                    return child
+                }
+            } catch {
+                continuation.yield(.failed(error))
+                continuation.finish()
+                return
+            }
+            guard let child else {
+                continuation.finish()
+                return
+            }
+            continuation.yield(.started(child))
+            // The end is seen first and the pid given up under the lock; the owner reaps
+            // later, so a signal only ever goes to a pid that is still this child's.
+            child.waitUntilEnded()
+            status.withLock { $0.pid = nil }
+            continuation.yield(.ended)
+            continuation.finish()
+        }
+        thread.name = "plugin \(name)"
+        thread.start()
+
+        var iterator = events.makeAsyncIterator()
+        switch await iterator.next() {
+        case .started(let child):
+            logger.info("plugin started", metadata: ["bus.plugin": "\(name)", "bus.pid": "\(child.pid)"])
+            _ = await iterator.next()  // .ended
+            return child.reap().description
+        case .failed(let error):
+            logger.error("cannot start plugin", metadata: ["bus.plugin": "\(name)", "error.type": "\(error)"])
+            return "could not start"
+        case .ended, nil:
+            return nil
+        }
     }
 
     /// Sends `signal` to the running plugin, if one runs.
-    private func send(_ signal: Int32) -> Bool {
+    private func send(_ signal: Int32) {
         status.withLock { status in
-            guard let pid = status.pid else { return false }
-            kill(pid, signal)
-            return true
+            if let pid = status.pid { kill(pid, signal) }
         }
-    }
-
-    /// Sends SIGTERM, waits up to the stop timeout, then SIGKILL; returns when supervision ended.
-    func stop() {
-        let started = status.withLock { status in
-            status.stopping = true
-            return status.started
-        }
-        stopSignal.signal()
-        guard started else { return }
-        if send(SIGTERM) {
-            if finished.wait(timeout: .now() + Self.dispatchInterval(config.stopTimeout)) == .success { return }
-            logger.warning("plugin did not stop in time; killing it", metadata: ["bus.plugin": "\(name)"])
-            _ = send(SIGKILL)
-        }
-        finished.wait()
-    }
-
-    /// The running process's id, if one runs (tests kill it with SIGKILL).
-    var processIdentifier: Int32? {
-        status.withLock { $0.pid }
     }
 }

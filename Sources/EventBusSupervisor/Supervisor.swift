@@ -1,28 +1,32 @@
 import EventBus
 import EventBusBroker
+import EventBusService
 import Foundation
 import Logging
-import Synchronization
+import ServiceLifecycle
 import ZeroMQ
 
 /// `eventbus up`: the broker plus the pipeline's plugin processes, supervised.
 ///
-/// Starts the broker, then each plugin with `--name --input --output
-/// --command --data-dir`; restarts a plugin that exits or is killed (with
-/// backoff, loud about crash loops); logs one ready line once every stage has
-/// a connected consumer; on ``stop()`` stops the plugins first, then the
-/// broker, which commits its log.
-public final class Supervisor: Sendable {
+/// A `ServiceGroup` of its parts, in this order: the broker (its loop on a thread of
+/// its own), each plugin as a ``PluginProcess`` (started with `--name --input --output
+/// --command --data-dir`, restarted with backoff when it exits or is killed, loud about
+/// crash loops), and the ``ReadinessWatch`` that logs one ready line once every stage
+/// has a connected consumer. Graceful shutdown runs in reverse: the watch, then the
+/// plugins, then the broker, which commits its log. The broker ending or failing shuts
+/// the group down; its error is ``run()``'s.
+///
+/// It is a `Service` itself: `eventbus up` runs it in a group with the SIGTERM and SIGINT
+/// handlers; a program that embeds the bus adds it to its own group. Its tasks run on a
+/// ``ThreadExecutor`` of its own, so a plugin is restarted (or stopped) on time even when
+/// the host program keeps every thread of the shared pool busy.
+public final class Supervisor: Service, Sendable {
     public let config: SupervisorConfig
     private let logger: Logger
     private let broker: Broker
     private let processes: [PluginProcess]
-    private let stopRequested = Atomic<Bool>(false)
-    private let ready = Atomic<Bool>(false)
-    /// Wakes ``watchReadiness()`` on ``stop()``.
-    private let wake: EventFD
-    /// The supervisor's own admin keys for its STATS readiness probe, when security is on.
-    private let probeKeys: CurveClientKeys?
+    private let readiness: ReadinessWatch
+    private let group: ServiceGroup
 
     /// Opens the broker (binding its sockets) and prepares the plugins; starts nothing yet.
     public init(config: SupervisorConfig, logger: Logger) throws {
@@ -30,10 +34,10 @@ public final class Supervisor: Sendable {
         brokerConfig.pipeline = config.pipeline.names
         self.config = config
         self.logger = logger
-        wake = try EventFD()
         // With keys configured, each supervised plugin gets a fresh key pair for
         // this run, admitted with the role plugin:NAME; the keys reach the plugin
         // in its environment only (never on a command line, never on disk).
+        var probeKeys: CurveClientKeys?
         var pluginKeys: [String: CurveClientKeys] = [:]
         if var security = brokerConfig.security {
             let serverKey = try security.publicKey
@@ -48,8 +52,6 @@ public final class Supervisor: Sendable {
             security.clients.append(.init(name: "eventbus-supervisor", publicKey: probe.publicKey, roles: [.admin]))
             probeKeys = try CurveClientKeys(secretKey: probe.secretKey, serverKey: serverKey)
             brokerConfig.security = security
-        } else {
-            probeKeys = nil
         }
         broker = try Broker(config: brokerConfig, logger: logger)
         var processes: [PluginProcess] = []
@@ -65,6 +67,23 @@ public final class Supervisor: Sendable {
                                            environment: environment, config: config, logger: logger))
         }
         self.processes = processes
+        let broker = self.broker
+        readiness = try ReadinessWatch(stages: config.pipeline.names, supervised: Set(processes.map(\.name)),
+                                       commandEndpoint: broker.commandEndpoint, streamEndpoint: broker.streamEndpoint,
+                                       keys: probeKeys, logger: logger)
+        let readiness = self.readiness
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: BlockingService(name: "eventbus.broker", run: { try broker.run() }, stop: { broker.stop() }),
+                  successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
+        ]
+        services += processes.map {
+            .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup)
+        }
+        // The watch ends once the bus is ready; the others go on.
+        services.append(.init(service: BlockingService(name: "eventbus.readiness", run: {
+            do { try readiness.run() } catch { logger.error("readiness probe failed; no ready line", metadata: ["error.type": "\(error)"]) }
+        }, stop: { readiness.stop() }), successTerminationBehavior: .ignore))
+        group = ServiceGroup(configuration: .init(services: services, logger: logger))
     }
 
     /// Allocator settings for the plugin processes, unless the operator set them.
@@ -83,31 +102,23 @@ public final class Supervisor: Sendable {
     /// The stream endpoint as bound.
     public var streamEndpoint: String { broker.streamEndpoint }
     /// Whether every stage has had a connected consumer.
-    public var isReady: Bool { ready.load(ordering: .acquiring) }
+    public var isReady: Bool { readiness.isReady }
 
-    /// Runs everything until ``stop()``; returns after plugins and broker have stopped.
-    public func run() throws {
-        let brokerDone = DispatchSemaphore(value: 0)
-        let broker = self.broker
-        let failure = Mutex<(any Error)?>(nil)
-        Thread {
-            do { try broker.run() } catch { failure.withLock { $0 = error } }
-            brokerDone.signal()
-        }.start()
-        for process in processes { process.start() }
+    /// Runs the broker and the plugins until graceful shutdown (``stop()``, or the
+    /// enclosing group's); returns after the plugins and then the broker have stopped.
+    /// Runs once.
+    public func run() async throws {
         logger.info("pipeline starting", metadata: ["bus.pipeline": "\(config.pipeline.names.joined(separator: ","))"])
-        watchReadiness()
-        for process in processes { process.stop() }
-        broker.stop()
-        brokerDone.wait()
+        // The group's tasks run on a thread of the supervisor's own, never waiting for the shared pool.
+        let executor = ThreadExecutor(name: "eventbus.supervisor")
+        defer { executor.shutdown() }
+        try await withTaskExecutorPreference(executor) { [group] in try await group.run() }
         logger.info("eventbus stopped")
-        if let error = failure.withLock({ $0 }) { throw error }
     }
 
-    /// Asks ``run()`` to stop everything cleanly; safe from any thread.
-    public func stop() {
-        stopRequested.store(true, ordering: .releasing)
-        wake.signal()
+    /// Asks ``run()`` to stop everything cleanly; before ``run()``, it stops at once.
+    public func stop() async {
+        await group.triggerGracefulShutdown()
     }
 
     /// The running process id of plugin `name` (tests kill it).
@@ -118,65 +129,5 @@ public final class Supervisor: Sendable {
     /// Whether plugin `name` is reported as crash looping.
     public func isCrashLooping(_ name: String) -> Bool {
         processes.first { $0.name == name }?.isCrashLooping ?? false
-    }
-
-    /// Probes STATS until every stage's consumer is connected, logs the ready line, then waits for stop.
-    ///
-    /// Waiting is a poll of the probe's socket and of ``wake`` (which ``stop()`` signals), never a sleep.
-    private func watchReadiness() {
-        let expected = Set(config.pipeline.names)
-        let supervisedNames = Set(processes.map(\.name))
-        var lastWaitingLog = ContinuousClock.now
-        var probe: ReadinessProbe?
-        do {
-            probe = try ReadinessProbe(context: Context(), endpoint: broker.commandEndpoint, keys: probeKeys, logger: logger)
-        } catch {
-            logger.error("readiness probe unavailable; no ready line", metadata: ["error.type": "\(error)"])
-        }
-        defer { probe?.close() }
-        var poller = Poller()
-        poller.add(fileDescriptor: wake.fileDescriptor)
-        if let probe { poller.add(probe.socket) }
-        while !stopRequested.load(ordering: .acquiring) {
-            let probing = ready.load(ordering: .acquiring) ? nil : probe
-            let events: [Poller.Events]
-            do {
-                events = try poller.poll(timeoutMilliseconds: probing?.pollTimeout(now: .now) ?? -1)
-            } catch {
-                logger.error("readiness probe stopped: poll failed", metadata: ["error.type": "\(error)"])
-                probe?.close()
-                probe = nil
-                poller = Poller()
-                poller.add(fileDescriptor: wake.fileDescriptor)
-                continue
-            }
-            if events[0].contains(.readable) { wake.drain() }
-            guard let probing, let stats = probing.step(readable: events.count > 1 && events[1].contains(.readable), now: .now)
-            else { continue }
-            let missing = expected.subtracting(Self.connectedConsumers(stats: stats, supervised: supervisedNames, keyed: probeKeys != nil))
-            if missing.isEmpty {
-                ready.store(true, ordering: .releasing)
-                logger.info("eventbus ready", metadata: [
-                    "bus.command": "\(broker.commandEndpoint)", "bus.stream": "\(broker.streamEndpoint)",
-                    "bus.pipeline": "\(config.pipeline.names.joined(separator: ","))",
-                ])
-            } else if ContinuousClock.now - lastWaitingLog > .seconds(5) {
-                lastWaitingLog = .now
-                logger.info("waiting for plugins to consume", metadata: ["bus.waiting": "\(missing.sorted().joined(separator: ","))"])
-            }
-        }
-    }
-
-    /// The consumers a STATS reply shows connected. With keys (`keyed`), a `supervised`
-    /// stage counts only when its own plugin holds the consumer (client `plugin:NAME`).
-    static func connectedConsumers(stats: [UInt8], supervised: Set<String>, keyed: Bool) -> Set<String> {
-        guard let value = try? JSONParser.parse(stats), case .array(let consumers)? = value["consumers"] else { return [] }
-        var connected: Set<String> = []
-        for consumer in consumers where consumer["connected"]?.boolValue == true {
-            guard let name = consumer["name"]?.stringValue else { continue }
-            if keyed, supervised.contains(name), consumer["client"]?.stringValue != "plugin:\(name)" { continue }
-            connected.insert(name)
-        }
-        return connected
     }
 }

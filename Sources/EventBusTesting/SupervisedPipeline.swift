@@ -5,7 +5,7 @@ import Foundation
 import Logging
 import ZeroMQ
 
-/// A supervisor in this process (on a thread of its own) running real plugin executables
+/// A supervisor in this process (in a task of its own) running real plugin executables
 /// from the build folders, its data and endpoints in a temporary directory.
 public final class SupervisedPipeline: @unchecked Sendable {
     public let directory = TemporaryDirectory.url("eventbus-sup").path
@@ -44,14 +44,16 @@ public final class SupervisedPipeline: @unchecked Sendable {
         supervisor = try Supervisor(config: config, logger: logger)
         context = try Context()
         let supervisor = self.supervisor, done = self.done
-        // The supervisor's run loop blocks; it gets a thread, not a task of the pool.
-        Thread { try? supervisor.run(); done.complete(()) }.start()
+        Task {
+            try? await supervisor.run()
+            done.complete(())
+        }
     }
 
     /// Stops the supervisor (and its plugins), waits for its run loop to end, at most
     /// `timeout`, and removes the data directory.
     public func stop(within timeout: Duration = .seconds(60)) async throws {
-        supervisor.stop()
+        await supervisor.stop()
         let ended = await done.wait(timeout: timeout) != nil
         try? FileManager.default.removeItem(atPath: directory)
         guard ended else { throw ProcessError("the supervisor did not stop within \(timeout)") }

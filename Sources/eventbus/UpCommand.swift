@@ -3,7 +3,6 @@ import EventBusBroker
 import EventBusSupervisor
 import Foundation
 import Logging
-import EventBusService
 import ServiceLifecycle
 
 /// `eventbus up`: the broker plus the pipeline's plugin processes, supervised.
@@ -62,7 +61,7 @@ struct UpCommand: AsyncParsableCommand {
         }
         logger.info("stages: \((["in"] + pipeline.names + ["out"]).joined(separator: " -> "))")
         let group = ServiceGroup(configuration: .init(
-            services: [.init(service: BlockingService(name: "eventbus.supervisor", run: { try supervisor.run() }, stop: { supervisor.stop() }))],
+            services: [supervisor],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         try await group.run()

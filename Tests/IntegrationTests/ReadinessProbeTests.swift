@@ -16,10 +16,10 @@ import Testing
 
     @Test func connectedConsumersCountAndWithKeysOnlyASupervisedStagesOwnPlugin() {
         let supervised: Set = ["receipt-reducer", "read-privacy", "delivery-privacy"]
-        #expect(Supervisor.connectedConsumers(stats: stats, supervised: supervised, keyed: false)
+        #expect(ReadinessWatch.connectedConsumers(stats: stats, supervised: supervised, keyed: false)
             == ["receipt-reducer", "read-privacy", "pyfilter"])
-        #expect(Supervisor.connectedConsumers(stats: stats, supervised: supervised, keyed: true)
+        #expect(ReadinessWatch.connectedConsumers(stats: stats, supervised: supervised, keyed: true)
             == ["receipt-reducer", "pyfilter"])
-        #expect(Supervisor.connectedConsumers(stats: Array("not json".utf8), supervised: supervised, keyed: false).isEmpty)
+        #expect(ReadinessWatch.connectedConsumers(stats: Array("not json".utf8), supervised: supervised, keyed: false).isEmpty)
     }
 }
