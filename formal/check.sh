@@ -69,6 +69,7 @@ run pipeline-2ev-2broker-crashes pass -DPIPELINE -DNEV=2 -DBCRASH=2 -DPCRASH=1
 run mutant-confirm-before-fsync  fail -DNEV=2 -DMUTANT_CONFIRM_BEFORE_FSYNC
 run mutant-repeat-confirmed-early fail -DNEV=2 -DMUTANT_REPEAT_CONFIRMED_AT_ONCE
 run mutant-deliver-before-fsync  fail -DNEV=2 -DMUTANT_DELIVER_BEFORE_FSYNC
+run mutant-release-out-of-order  fail -DNEV=2 -DMUTANT_RELEASE_OUT_OF_ORDER
 run mutant-dedup-not-rebuilt     fail -DNEV=2 -DMUTANT_DEDUP_NOT_REBUILT
 run mutant-commit-before-confirm fail -DPIPELINE -DNEV=2 -DMUTANT_COMMIT_BEFORE_CONFIRM
 run mutant-random-output-id      fail -DPIPELINE -DNEV=2 -DMUTANT_RANDOM_OUTPUT_ID

@@ -12,9 +12,11 @@
  *   BrokerCore+Publish.swift  a PUB is looked up in the dedup window, its new events
  *                             appended (write(2) at once: the page cache) and its OK
  *                             queued in `unconfirmed`, a repeat's OK too;
- *   BrokerCore+Commit.swift   a group is a prefix of `unconfirmed` and the head at
- *                             prepareSync; when its fsync completes the OKs are sent and
- *                             `visibleSeq` rises to its head; nothing above is delivered;
+ *   BrokerCore+Commit.swift   a group is the run of `unconfirmed` after the groups in
+ *                             flight and the head at prepareSync; up to two fsyncs are in
+ *                             flight and may complete in either order; groups are released
+ *                             in the order taken: the OKs are sent and `visibleSeq` rises
+ *                             to the group's head; nothing above is delivered;
  *   SegmentLog / operations.md "What happens on start": on open the torn tail is cut and
  *                             every segment fsynced; BrokerCore rebuilds the dedup window
  *                             from the log;
@@ -51,9 +53,10 @@ byte lsrc[MAXLOG + 1];     /* ghost: the input SEQ an `out` record derives from 
 byte head;                 /* last SEQ appended (written to the file: in the page cache) */
 byte durable;              /* last SEQ an fsync covered */
 byte visible;              /* last SEQ consumers may be fed (visibleSeq) */
-bool syncing;              /* an fsync is in flight (committing != nil) */
-byte sync_head;            /* its ticket's head */
-byte sync_conf;            /* how many queued OKs its group covers */
+byte nsync;                /* fsyncs in flight (inFlight.count), at most 2 */
+byte sync_head[2];         /* each one's ticket head, in the order taken */
+byte sync_conf[2];         /* how many queued OKs each group covers */
+bool sync_done[2];         /* whether each one's fsync has completed */
 byte dedup_floor;          /* the dedup window holds the identities of SEQs above this */
 byte epoch;                /* the broker's incarnation: connections break when it changes */
 
@@ -155,19 +158,40 @@ end:
        unconf!c, k, found                    /* held back until the fsync that covers it */
 #endif
      }
-  :: atomic {
-       !syncing && (head > durable || len(unconf) > 0) ->
-       syncing = true; sync_head = head; sync_conf = len(unconf)   /* prepareSync */
+  :: atomic {                                /* prepareSync: a group of what came since */
+       nsync < 2 &&
+       (head > (nsync > 0 -> sync_head[nsync - 1] : durable) || len(unconf) > (nsync > 0 -> sync_conf[0] : 0)) ->
+       sync_head[nsync] = head;
+       sync_conf[nsync] = len(unconf) - (nsync > 0 -> sync_conf[0] : 0);
+       sync_done[nsync] = false;
+       nsync++
      }
+  :: atomic { nsync > 0 && !sync_done[0] -> sync_done[0] = true }  /* the fsyncs end in */
+  :: atomic { nsync > 1 && !sync_done[1] -> sync_done[1] = true }  /* either order */
   :: atomic {
-       syncing ->                             /* completeSync, then release(group) */
-       if :: durable < sync_head -> durable = sync_head :: else fi;
+#ifdef MUTANT_RELEASE_OUT_OF_ORDER
+       /* a group released when its own fsync ends, the one before it still running */
+       nsync > 1 && sync_done[1] && !sync_done[0] ->
        do
-       :: sync_conf > 0 -> unconf?c, k, q; promise(q); reply[c]!k, q; sync_conf--
+       :: sync_conf[0] + sync_conf[1] > 0 -> unconf?c, k, q; promise(q); reply[c]!k, q;
+          if :: sync_conf[0] > 0 -> sync_conf[0]-- :: else -> sync_conf[1]-- fi
        :: else -> break
        od;
-       if :: visible < sync_head -> visible = sync_head :: else fi;
-       syncing = false
+       if :: visible < sync_head[1] -> visible = sync_head[1] :: else fi;
+       sync_head[0] = sync_head[1]; sync_done[0] = false; nsync = 1
+     }
+  :: atomic {
+#endif
+       nsync > 0 && sync_done[0] ->           /* completeSync, then release(group), in order */
+       if :: durable < sync_head[0] -> durable = sync_head[0] :: else fi;
+       do
+       :: sync_conf[0] > 0 -> unconf?c, k, q; promise(q); reply[c]!k, q; sync_conf[0]--
+       :: else -> break
+       od;
+       if :: visible < sync_head[0] -> visible = sync_head[0] :: else fi;
+       sync_head[0] = sync_head[1]; sync_conf[0] = sync_conf[1]; sync_done[0] = sync_done[1];
+       sync_head[1] = 0; sync_conf[1] = 0; sync_done[1] = false;
+       nsync--
      }
   od
 }
@@ -275,7 +299,8 @@ active proctype crasher() {
        od;
        /* Restart: opening fsyncs every segment; all of the log is durable and visible. */
        durable = head; visible = head;
-       syncing = false; sync_head = 0; sync_conf = 0;
+       nsync = 0; sync_head[0] = 0; sync_head[1] = 0; sync_conf[0] = 0; sync_conf[1] = 0;
+       sync_done[0] = false; sync_done[1] = false;
 #ifdef MUTANT_DEDUP_NOT_REBUILT
        dedup_floor = head;                   /* the window starts empty */
 #else

@@ -34,13 +34,15 @@ import ZeroMQ
     }
 
     /// Under `--fsync always` the loop hands a commit's fsync to the sync worker
-    /// and goes on: a PUB that arrives meanwhile is appended but neither
-    /// confirmed nor visible until a later fsync covers it, and that fsync
-    /// starts as soon as the first completes.
-    @Test func aPubArrivingDuringAnFsyncWaitsForTheNextCommit() throws {
+    /// and goes on: a PUB that arrives meanwhile is appended and its own fsync
+    /// starts at once (two in flight), but it is neither confirmed nor visible
+    /// before the first group is, even when its fsync ends first; a third waits
+    /// for a free fsync thread.
+    @Test func aPubArrivingDuringAnFsyncStartsTheNextAndConfirmsStayInOrder() throws {
         let bus = try CoreHarness { $0.fsync = .always }
         defer { bus.close() }
         let worker = try #require(bus.core.syncWorker)
+        #expect(worker.depth == 2)
         /// Waits for the worker's wake-up, then lets the core complete what it finished.
         func finish() throws {
             var poller = Poller()
@@ -52,26 +54,39 @@ import ZeroMQ
             bus.core.finishCommits()
         }
 
+        // The first group's fsync is held until the test lets it go.
+        let holdFirst = DispatchSemaphore(value: 0)
+        bus.core.log.holdNextSync.withLock { $0 = holdFirst }
         bus.send("PUB", [Array("in".utf8), Events.read(message: "m1", id: "e1")], correlation: "first")
         bus.core.advanceCommit()
-        #expect(bus.core.committing?.head == 1)
+        #expect(bus.core.inFlight.map(\.group.head) == [1])
         bus.send("PUB", [Array("in".utf8), Events.read(message: "m1", id: "e2")], correlation: "second")
-        bus.core.advanceCommit()  // one fsync at a time: the second waits
-        #expect(bus.core.committing?.head == 1)
-        #expect(bus.core.log.headSeq == 2)
+        bus.core.advanceCommit()  // starts at once: two in flight
+        #expect(bus.core.inFlight.map(\.group.head) == [1, 2])
+        bus.send("PUB", [Array("in".utf8), Events.read(message: "m1", id: "e3")], correlation: "third")
+        bus.core.advanceCommit()  // both threads busy: the third waits
+        #expect(bus.core.inFlight.map(\.group.head) == [1, 2])
+
+        // The second fsync ends first: nothing is released before the first.
+        try finish()
+        #expect(bus.replies().isEmpty)
         #expect(bus.core.visibleSeq == 0)
+        #expect(bus.core.log.durableSeq == 0)
+        #expect(bus.core.inFlight.map(\.group.head) == [1, 2])
+        #expect(bus.core.inFlight.map { $0.outcome != nil } == [false, true])
 
+        holdFirst.signal()
         try finish()
-        #expect(bus.replies().map(\.correlation) == ["first"])
-        #expect(bus.core.visibleSeq == 1)
-        // The second's fsync started as the first completed.
-        #expect(bus.core.committing?.head == 2)
-
-        try finish()
-        #expect(bus.replies().map(\.correlation) == ["second"])
+        #expect(bus.replies().map(\.correlation) == ["first", "second"])
         #expect(bus.core.visibleSeq == 2)
         #expect(bus.core.log.durableSeq == 2)
-        #expect(bus.core.committing == nil)
+        // The third's fsync started as soon as a thread was free.
+        #expect(bus.core.inFlight.map(\.group.head) == [3])
+
+        try finish()
+        #expect(bus.replies().map(\.correlation) == ["third"])
+        #expect(bus.core.visibleSeq == 3)
+        #expect(bus.core.inFlight.isEmpty)
     }
 
     /// A clean stop while an fsync is in flight and more was appended after it: both
@@ -85,7 +100,7 @@ import ZeroMQ
         bus.core.close()
         #expect(bus.replies().map(\.correlation) == ["first", "second"])
         #expect(bus.core.log.durableSeq == 2)
-        #expect(bus.core.committing == nil)
+        #expect(bus.core.inFlight.isEmpty)
     }
 
     /// ZeroMQ does not say when a peer leaves, so the peers that asked for a HELLO

@@ -60,7 +60,7 @@ final class CoreHarness {
         if let worker = core.syncWorker {
             var poller = Poller()
             poller.add(fileDescriptor: worker.wakeup.fileDescriptor)
-            while core.committing != nil {
+            while !core.inFlight.isEmpty {
                 guard try poller.poll(timeoutMilliseconds: 10_000)[0].contains(.readable) else {
                     Issue.record("no fsync completed within 10 s")
                     return

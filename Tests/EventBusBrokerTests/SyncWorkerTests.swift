@@ -5,7 +5,8 @@ import ZeroMQ
 @testable import EventBusBroker
 
 /// The log's fsync off the loop's thread: a ticket covers what was appended
-/// before it was taken, appends go on meanwhile, and outcomes come back in order.
+/// before it was taken, appends go on meanwhile, two tickets are performed at
+/// once, and each outcome names its ticket's serial number.
 @Suite("SyncWorker and SyncTicket")
 struct SyncWorkerTests {
     /// Waits until the worker has an outcome (its eventfd is readable), then takes them.
@@ -30,16 +31,19 @@ struct SyncWorkerTests {
             try log.append((1...3).map { testRecord($0) }, timestamp: 1)
             let first = try log.prepareSync()
             #expect(first.head == 3)
-            worker.submit(first)
+            #expect(worker.submit(first) == 1)
             // Appended while the first ticket is out: the next one covers it.
             try log.append((4...5).map { testRecord($0) }, timestamp: 1)
             #expect(log.durableSeq == 0)
             let second = try log.prepareSync()
             #expect(second.head == 5)
-            worker.submit(second)
+            #expect(worker.submit(second) == 2)
 
             var outcomes: [SyncWorker.Outcome] = []
             while outcomes.count < 2 { outcomes += try Self.outcomes(of: worker) }
+            // They may end in either order; the serial numbers say which is which.
+            outcomes.sort { $0.serial < $1.serial }
+            #expect(outcomes.map(\.serial) == [1, 2])
             #expect(outcomes.map(\.ticket.head) == [3, 5])
             #expect(outcomes.allSatisfy { $0.failure == nil })
             log.completeSync(outcomes[0].ticket, failure: nil)
@@ -88,6 +92,26 @@ struct SyncWorkerTests {
             #expect(log.durableSeq == 3)
             try log.sync()
             #expect(log.durableSeq == 12)
+            worker.stop()
+            log.close()
+        }
+    }
+
+    @Test func twoTicketsArePerformedAtOnce() throws {
+        try withTemporaryDirectory { dir in
+            let log = try SegmentLog(directory: dir, logger: quietLogger)
+            let worker = try SyncWorker()
+            #expect(worker.depth == 2)
+            // The first is held inside its perform(); the second still completes.
+            let hold = DispatchSemaphore(value: 0)
+            try log.append([testRecord(1)], timestamp: 1)
+            log.holdNextSync.withLock { $0 = hold }
+            let first = worker.submit(try log.prepareSync())
+            try log.append([testRecord(2)], timestamp: 1)
+            let second = worker.submit(try log.prepareSync())
+            #expect(try Self.outcomes(of: worker).map(\.serial) == [second])
+            hold.signal()
+            #expect(try Self.outcomes(of: worker).map(\.serial) == [first])
             worker.stop()
             log.close()
         }

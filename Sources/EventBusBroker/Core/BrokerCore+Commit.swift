@@ -5,72 +5,98 @@ import EventBus
 /// "Commit").
 ///
 /// Under `--fsync always` the loop hands each group to the ``SyncWorker`` and
-/// goes on: while one fsync runs, the next group gathers, and the loop keeps
-/// receiving, appending and delivering what earlier commits covered. A group
-/// is a prefix of ``BrokerCore/unconfirmed``, ``BrokerCore/staged`` and
-/// ``BrokerCore/stagedRuns``: all three are in append order, and a group's
-/// ticket was taken after its last append.
+/// goes on: while an fsync runs, the next group gathers and starts its own
+/// fsync at once (up to ``SyncWorker/depth`` in flight), and the loop keeps
+/// receiving, appending and delivering what earlier commits covered. Groups
+/// are released in the order they were taken, whatever order their fsyncs end
+/// in. A group is a run of ``BrokerCore/unconfirmed``, ``BrokerCore/staged``
+/// and ``BrokerCore/stagedRuns`` just after the groups before it: all three
+/// are in append order, and a group's ticket was taken after its last append.
 extension BrokerCore {
-    /// What one commit covers: the first `confirms`, `records` and `runs` of the
-    /// waiting PUBs, routed events and appended runs, up to SEQ `head`.
-    struct CommitGroup {
+    /// What one commit covers: the next `confirms`, `records` and `runs` of the
+    /// waiting PUBs, routed events and appended runs after the groups taken
+    /// before it, up to SEQ `head`.
+    struct CommitGroup: Equatable {
         let head: UInt64
         let confirms: Int
         let records: Int
         let runs: Int
+
+        var isEmpty: Bool { confirms == 0 && records == 0 && runs == 0 }
     }
 
-    /// The group of everything appended so far.
+    /// A group whose fsync was handed to the sync worker, with its outcome once it came.
+    struct InFlightCommit {
+        let serial: UInt64
+        let group: CommitGroup
+        var outcome: SyncWorker.Outcome?
+    }
+
+    /// The group of everything appended since the groups in flight.
     var waitingGroup: CommitGroup {
-        CommitGroup(head: log.headSeq, confirms: unconfirmed.count, records: staged.count, runs: stagedRuns.count)
+        var confirms = unconfirmed.count, records = staged.count, runs = stagedRuns.count
+        for commit in inFlight {
+            confirms -= commit.group.confirms
+            records -= commit.group.records
+            runs -= commit.group.runs
+        }
+        return CommitGroup(head: log.headSeq, confirms: confirms, records: records, runs: runs)
     }
 
-    /// Whether anything waits for a commit.
+    /// Whether anything waits for a commit (in flight or not yet).
     var hasUncommitted: Bool { !stagedRuns.isEmpty || !unconfirmed.isEmpty }
 
-    /// One step of the loop: under `always`, starts an fsync of what is
-    /// waiting unless one is in flight; under the other policies, commits now.
+    /// One step of the loop: under `always`, starts an fsync of what gathered
+    /// since the last one unless ``SyncWorker/depth`` are in flight; under the
+    /// other policies, commits now.
     func advanceCommit() {
         guard let syncWorker else {
             commit()
             return
         }
-        guard committing == nil, fatal == nil, hasUncommitted else { return }
+        guard fatal == nil, inFlight.count < syncWorker.depth else { return }
         let group = waitingGroup
+        guard !group.isEmpty else { return }
         do {
-            syncWorker.submit(try log.prepareSync())
-            committing = group
+            let serial = syncWorker.submit(try log.prepareSync())
+            inFlight.append(InFlightCommit(serial: serial, group: group))
         } catch {
             stop(afterFailedSync: error)
         }
     }
 
-    /// Completes the fsyncs the worker finished: releases their groups, or stops the broker;
-    /// then starts the next fsync of what gathered meanwhile, unless `startNext` is false
-    /// (at close, once the worker has stopped).
+    /// Completes the fsyncs the worker finished, in the order they were taken:
+    /// releases their groups, or stops the broker; then starts the next fsync of
+    /// what gathered meanwhile, unless `startNext` is false (at close, once the
+    /// worker has stopped).
     func finishCommits(startNext: Bool = true) {
         guard let syncWorker else { return }
         for outcome in syncWorker.takeOutcomes() {
+            guard let index = inFlight.firstIndex(where: { $0.serial == outcome.serial }) else { continue }
+            inFlight[index].outcome = outcome
+        }
+        // An fsync that ended before an earlier one waits for it: a later ticket
+        // may not cover an earlier one's files (a segment rolled in between).
+        while let first = inFlight.first, let outcome = first.outcome {
+            inFlight.removeFirst()
             log.completeSync(outcome.ticket, failure: outcome.failure)
-            guard let group = committing else { continue }
-            committing = nil
             if let failure = outcome.failure {
                 stop(afterFailedSync: failure)
                 return
             }
             metrics.fsynced(nanoseconds: outcome.nanoseconds)
             timers.sync = clock.monotonicMilliseconds()
-            release(group)
+            release(first.group)
         }
-        // What gathered during that fsync goes into the next at once.
+        // What gathered during those fsyncs goes into the next at once.
         if startNext { advanceCommit() }
     }
 
     /// Makes everything appended durable per the fsync policy, on this
     /// thread, then answers the PUBs and routes the events; for shutdown and
-    /// for tests that step the core. Not while a group is ``committing``.
+    /// for tests that step the core. Not while a group is ``inFlight``.
     func commit() {
-        guard hasUncommitted, committing == nil else { return }
+        guard hasUncommitted, inFlight.isEmpty else { return }
         let group = waitingGroup
         if config.fsync == .always {
             guard syncLog() else { return }

@@ -61,8 +61,8 @@ final class BrokerCore {
     var visibleSeq: UInt64
     /// Performs the fsyncs of policy `always` off the loop's thread; `nil` under the other policies.
     let syncWorker: SyncWorker?
-    /// The commit whose fsync is in flight on ``syncWorker``.
-    var committing: CommitGroup?
+    /// The commits whose fsyncs are in flight on ``syncWorker``, in the order taken.
+    var inFlight: [InFlightCommit] = []
     var requestCounter: UInt64 = 0
     var offsetsDirty = false
     var consumersBlocked = false

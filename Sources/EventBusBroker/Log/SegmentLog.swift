@@ -2,6 +2,7 @@ import EventBus
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import Logging
 import Synchronization
 
@@ -29,6 +30,9 @@ public final class SegmentLog {
     /// this `errno` (as `fdatasync` reports `EIO`) instead of syncing. Atomic, so that a test
     /// may set it while the broker's thread owns the log.
     let failNextSync = Atomic<Int32>(0)
+    /// A test hook: when set, the next ticket ``prepareSync()`` takes waits for this
+    /// semaphore before it syncs (so a test can make a later fsync end first).
+    let holdNextSync = Mutex<DispatchSemaphore?>(nil)
 
     /// Bytes buffered before `append` writes them out by itself.
     static let flushThreshold = 1 << 20
@@ -240,7 +244,8 @@ public final class SegmentLog {
         let ticket = SyncTicket(
             head: headSeq, rolledPaths: unsyncedPaths, activeFD: fd, activePath: active.path,
             directory: directoryNeedsSync ? directory : nil,
-            injectedErrno: failNextSync.exchange(0, ordering: .relaxed))
+            injectedErrno: failNextSync.exchange(0, ordering: .relaxed),
+            hold: holdNextSync.withLock { hold in defer { hold = nil }; return hold })
         unsyncedPaths.removeAll()
         directoryNeedsSync = false
         return ticket

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 
 /// What one sync of the log must make durable, taken on the loop's thread by
 /// ``SegmentLog/prepareSync()`` and carried out on any thread by ``perform()``:
@@ -22,10 +23,13 @@ public struct SyncTicket: Sendable {
     let directory: String?
     /// The test hook ``SegmentLog/failNextSync``: when not 0, fail with this `errno` instead of syncing.
     let injectedErrno: Int32
+    /// The test hook ``SegmentLog/holdNextSync``: when set, waited for before syncing.
+    let hold: DispatchSemaphore?
 
     /// `fdatasync`s what the ticket names, then closes its descriptor. Call once.
     public func perform() throws(LogError) {
         defer { Glibc.close(activeFD) }
+        hold?.wait()
         if injectedErrno != 0 {
             throw LogError(.io, "cannot fdatasync \(activePath): injected failure (errno \(injectedErrno))", errno: injectedErrno)
         }

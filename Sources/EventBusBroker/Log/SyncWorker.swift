@@ -3,49 +3,70 @@ import Foundation
 import Synchronization
 import ZeroMQ
 
-/// Runs the log's fsyncs on a thread of their own, so that the broker's loop
+/// Runs the log's fsyncs on threads of their own, so that the broker's loop
 /// goes on receiving, appending and delivering while the disk flushes.
 ///
-/// The loop ``submit(_:)``s a ``SyncTicket``; the worker performs the tickets
-/// one at a time, in order, and signals ``wakeup`` after each; the loop, when
-/// its poller finds ``wakeup`` readable, ``takeOutcomes()`` and completes them
-/// on the log. With a slow disk, everything appended during one fsync is
-/// covered by the next: the group grows with the disk's latency, and the loop
-/// loses no time to it.
+/// The loop ``submit(_:)``s a ``SyncTicket`` and gets its serial number; up to
+/// ``depth`` tickets are performed at once, one per thread, and ``wakeup`` is
+/// signalled after each; the loop, when its poller finds ``wakeup`` readable,
+/// ``takeOutcomes()`` — in the order they finished, which may not be the order
+/// submitted — and completes them on the log in submission order.
+///
+/// Two in flight: a group that gathers while an fsync runs starts its own at
+/// once instead of waiting for that one to end, so a confirm waits for about
+/// one fsync, not two, when the disk is slow. Everything appended during an
+/// fsync is covered by the next: the groups grow with the disk's latency, and
+/// the loop loses no time to it.
 final class SyncWorker: Sendable {
     /// A performed ticket: `failure` is nil when it reached the disk.
     struct Outcome: Sendable {
+        /// The number ``submit(_:)`` returned for the ticket.
+        let serial: UInt64
         let ticket: SyncTicket
         let failure: LogError?
         let nanoseconds: UInt64
     }
 
     private struct State {
-        var queue: [SyncTicket] = []
+        var queue: [(serial: UInt64, ticket: SyncTicket)] = []
         var outcomes: [Outcome] = []
+        var lastSerial: UInt64 = 0
         var stopping = false
     }
 
+    /// How many tickets may be performed at once: the number of threads.
+    let depth: Int
     /// Readable when an outcome waits; for the loop's poller.
     let wakeup: EventFD
     private let state = Mutex(State())
     private let work = DispatchSemaphore(value: 0)
     private let exited = DispatchSemaphore(value: 0)
 
-    init() throws(ZMQError) {
+    init(depth: Int = 2) throws(ZMQError) {
+        precondition(depth >= 1, "a sync worker needs a thread")
+        self.depth = depth
         wakeup = try EventFD()
-        let thread = Thread { [self] in run() }
-        thread.name = "eventbus-fsync"
-        thread.start()
+        for index in 0..<depth {
+            let thread = Thread { [self] in run() }
+            thread.name = "eventbus-fsync-\(index)"
+            thread.start()
+        }
     }
 
-    /// Queues a ticket; the worker performs it after those queued before.
-    func submit(_ ticket: SyncTicket) {
-        state.withLock { $0.queue.append(ticket) }
+    /// Queues a ticket; a free thread performs it. Returns its serial number, which
+    /// rises by one with each ticket.
+    @discardableResult
+    func submit(_ ticket: SyncTicket) -> UInt64 {
+        let serial = state.withLock { state in
+            state.lastSerial += 1
+            state.queue.append((state.lastSerial, ticket))
+            return state.lastSerial
+        }
         work.signal()
+        return serial
     }
 
-    /// The outcomes performed since the last call, in submission order.
+    /// The outcomes performed since the last call, in the order they finished.
     func takeOutcomes() -> [Outcome] {
         wakeup.drain()
         return state.withLock { state in
@@ -54,27 +75,27 @@ final class SyncWorker: Sendable {
         }
     }
 
-    /// Performs what is queued, then ends the thread; returns when it has ended.
+    /// Performs what is queued, then ends the threads; returns when they have ended.
     func stop() {
         state.withLock { $0.stopping = true }
-        work.signal()
-        exited.wait()
+        for _ in 0..<depth { work.signal() }
+        for _ in 0..<depth { exited.wait() }
     }
 
     private func run() {
         while true {
             work.wait()
-            let next: SyncTicket? = state.withLock { state in
+            let next = state.withLock { state in
                 state.queue.isEmpty ? nil : state.queue.removeFirst()
             }
-            guard let ticket = next else {
+            guard let (serial, ticket) = next else {
                 if state.withLock({ $0.stopping && $0.queue.isEmpty }) { break }
                 continue
             }
             let started = DispatchTime.now().uptimeNanoseconds
             var failure: LogError?
             do { try ticket.perform() } catch { failure = error }
-            let outcome = Outcome(ticket: ticket, failure: failure,
+            let outcome = Outcome(serial: serial, ticket: ticket, failure: failure,
                                   nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
             state.withLock { $0.outcomes.append(outcome) }
             wakeup.signal()
