@@ -34,15 +34,16 @@ import ZeroMQ
     }
 
     /// Under `--fsync always` the loop hands a commit's fsync to the sync worker
-    /// and goes on: a PUB that arrives meanwhile is appended and its own fsync
-    /// starts at once (two in flight), but it is neither confirmed nor visible
-    /// before the first group is, even when its fsync ends first; a third waits
-    /// for a free fsync thread.
-    @Test func aPubArrivingDuringAnFsyncStartsTheNextAndConfirmsStayInOrder() throws {
+    /// and goes on: PUBs that arrive meanwhile are appended and their own fsyncs
+    /// start at once (up to the worker's depth in flight), but none is confirmed
+    /// or visible before the first group is, even when their fsyncs end first;
+    /// one more waits for a free fsync thread.
+    @Test func pubsArrivingDuringAnFsyncStartTheNextAndConfirmsStayInOrder() throws {
         let bus = try CoreHarness { $0.fsync = .always }
         defer { bus.close() }
         let worker = try #require(bus.core.syncWorker)
-        #expect(worker.depth == 2)
+        let depth = worker.depth
+        #expect(depth == 4)
         /// Waits for the worker's wake-up, then lets the core complete what it finished.
         func finish() throws {
             var poller = Poller()
@@ -53,40 +54,71 @@ import ZeroMQ
             }
             bus.core.finishCommits()
         }
+        func publish(_ n: Int) {
+            bus.send("PUB", [Array("in".utf8), Events.read(message: "m1", id: "e\(n)")], correlation: "pub\(n)")
+            bus.core.advanceCommit()
+        }
 
         // The first group's fsync is held until the test lets it go.
         let holdFirst = DispatchSemaphore(value: 0)
         bus.core.log.holdNextSync.withLock { $0 = holdFirst }
-        bus.send("PUB", [Array("in".utf8), Events.read(message: "m1", id: "e1")], correlation: "first")
-        bus.core.advanceCommit()
-        #expect(bus.core.inFlight.map(\.group.head) == [1])
-        bus.send("PUB", [Array("in".utf8), Events.read(message: "m1", id: "e2")], correlation: "second")
-        bus.core.advanceCommit()  // starts at once: two in flight
-        #expect(bus.core.inFlight.map(\.group.head) == [1, 2])
-        bus.send("PUB", [Array("in".utf8), Events.read(message: "m1", id: "e3")], correlation: "third")
-        bus.core.advanceCommit()  // both threads busy: the third waits
-        #expect(bus.core.inFlight.map(\.group.head) == [1, 2])
+        for n in 1...depth { publish(n) }  // each starts at once
+        #expect(bus.core.inFlight.map(\.group.head) == (1...depth).map(UInt64.init))
+        publish(depth + 1)  // every thread busy: it waits
+        #expect(bus.core.inFlight.count == depth)
+        #expect(bus.core.log.headSeq == UInt64(depth + 1))
 
-        // The second fsync ends first: nothing is released before the first.
-        try finish()
+        // The later fsyncs end first: nothing is released before the first.
+        var patience = 0
+        while bus.core.inFlight.dropFirst().contains(where: { $0.outcome == nil }) && patience < 100 {
+            try finish()
+            patience += 1
+        }
         #expect(bus.replies().isEmpty)
         #expect(bus.core.visibleSeq == 0)
         #expect(bus.core.log.durableSeq == 0)
-        #expect(bus.core.inFlight.map(\.group.head) == [1, 2])
-        #expect(bus.core.inFlight.map { $0.outcome != nil } == [false, true])
+        #expect(bus.core.inFlight.map { $0.outcome != nil } == [false] + Array(repeating: true, count: depth - 1))
 
         holdFirst.signal()
         try finish()
-        #expect(bus.replies().map(\.correlation) == ["first", "second"])
-        #expect(bus.core.visibleSeq == 2)
-        #expect(bus.core.log.durableSeq == 2)
-        // The third's fsync started as soon as a thread was free.
-        #expect(bus.core.inFlight.map(\.group.head) == [3])
+        #expect(bus.replies().map(\.correlation) == (1...depth).map { "pub\($0)" })
+        #expect(bus.core.visibleSeq == UInt64(depth))
+        #expect(bus.core.log.durableSeq == UInt64(depth))
+        // The last one's fsync started as soon as a thread was free.
+        #expect(bus.core.inFlight.map(\.group.head) == [UInt64(depth + 1)])
 
         try finish()
-        #expect(bus.replies().map(\.correlation) == ["third"])
-        #expect(bus.core.visibleSeq == 3)
+        #expect(bus.replies().map(\.correlation) == ["pub\(depth + 1)"])
+        #expect(bus.core.visibleSeq == UInt64(depth + 1))
         #expect(bus.core.inFlight.isEmpty)
+    }
+
+    /// With fsyncs measured, the next fsync in flight starts an fsync ÷ depth after
+    /// the last (``SyncPacer``), and the loop is told how long to poll for it.
+    @Test func theNextFsyncInFlightWaitsAnFsyncDividedByTheDepth() throws {
+        let bus = try CoreHarness { $0.fsync = .always }
+        defer { bus.close() }
+        #expect(bus.core.syncPacer.depth == 4)
+        bus.core.syncPacer.measured(nanoseconds: 8_000_000)  // 8 ms fsyncs: 2 ms apart
+        let holdFirst = DispatchSemaphore(value: 0)
+        defer { holdFirst.signal() }
+        bus.core.log.holdNextSync.withLock { $0 = holdFirst }
+        bus.send("PUB", [Array("in".utf8), Events.read(message: "m1", id: "e1")], correlation: "first")
+        bus.core.advanceCommit()
+        #expect(bus.core.inFlight.count == 1)
+        #expect(bus.core.commitDelayMilliseconds == nil, "nothing waits")
+        bus.send("PUB", [Array("in".utf8), Events.read(message: "m1", id: "e2")], correlation: "second")
+        bus.core.advanceCommit()
+        #expect(bus.core.inFlight.count == 1, "started too soon after the first")
+        #expect(bus.core.commitDelayMilliseconds == 2)
+        bus.clock.advance(milliseconds: 1)
+        bus.core.advanceCommit()
+        #expect(bus.core.inFlight.count == 1)
+        #expect(bus.core.commitDelayMilliseconds == 1)
+        bus.clock.advance(milliseconds: 1)
+        #expect(bus.core.commitDelayMilliseconds == 0)
+        bus.core.advanceCommit()
+        #expect(bus.core.inFlight.map(\.group.head) == [1, 2])
     }
 
     /// A clean stop while an fsync is in flight and more was appended after it: both

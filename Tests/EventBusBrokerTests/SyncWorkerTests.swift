@@ -5,8 +5,8 @@ import ZeroMQ
 @testable import EventBusBroker
 
 /// The log's fsync off the loop's thread: a ticket covers what was appended
-/// before it was taken, appends go on meanwhile, two tickets are performed at
-/// once, and each outcome names its ticket's serial number.
+/// before it was taken, appends go on meanwhile, several tickets are performed
+/// at once, and each outcome names its ticket's serial number.
 @Suite("SyncWorker and SyncTicket")
 struct SyncWorkerTests {
     /// Waits until the worker has an outcome (its eventfd is readable), then takes them.
@@ -100,8 +100,7 @@ struct SyncWorkerTests {
     @Test func twoTicketsArePerformedAtOnce() throws {
         try withTemporaryDirectory { dir in
             let log = try SegmentLog(directory: dir, logger: quietLogger)
-            let worker = try SyncWorker()
-            #expect(worker.depth == 2)
+            let worker = try SyncWorker(depth: 2)
             // The first is held inside its perform(); the second still completes.
             let hold = DispatchSemaphore(value: 0)
             try log.append([testRecord(1)], timestamp: 1)

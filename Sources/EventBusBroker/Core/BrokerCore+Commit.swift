@@ -6,7 +6,8 @@ import EventBus
 ///
 /// Under `--fsync always` the loop hands each group to the ``SyncWorker`` and
 /// goes on: while an fsync runs, the next group gathers and starts its own
-/// fsync at once (up to ``SyncWorker/depth`` in flight), and the loop keeps
+/// fsync soon after (up to ``SyncWorker/depth`` in flight, spaced by
+/// ``SyncPacer``), and the loop keeps
 /// receiving, appending and delivering what earlier commits covered. Groups
 /// are released in the order they were taken, whatever order their fsyncs end
 /// in. A group is a run of ``BrokerCore/unconfirmed``, ``BrokerCore/staged``
@@ -47,22 +48,35 @@ extension BrokerCore {
     var hasUncommitted: Bool { !stagedRuns.isEmpty || !unconfirmed.isEmpty }
 
     /// One step of the loop: under `always`, starts an fsync of what gathered
-    /// since the last one unless ``SyncWorker/depth`` are in flight; under the
-    /// other policies, commits now.
+    /// since the last one when ``syncPacer`` allows (fewer than
+    /// ``SyncWorker/depth`` in flight, spread over an fsync's duration); under
+    /// the other policies, commits now.
     func advanceCommit() {
         guard let syncWorker else {
             commit()
             return
         }
-        guard fatal == nil, inFlight.count < syncWorker.depth else { return }
+        let now = clock.monotonicNanoseconds()
+        guard fatal == nil, syncPacer.mayStart(now: now, inFlight: inFlight.count) else { return }
         let group = waitingGroup
         guard !group.isEmpty else { return }
         do {
             let serial = syncWorker.submit(try log.prepareSync())
             inFlight.append(InFlightCommit(serial: serial, group: group))
+            syncPacer.started(now: now)
         } catch {
             stop(afterFailedSync: error)
         }
+    }
+
+    /// Milliseconds until a waiting group's fsync may start by the pacing alone, for
+    /// the loop's poll timeout; nil when nothing waits for time.
+    var commitDelayMilliseconds: Int? {
+        guard syncWorker != nil, fatal == nil,
+              let delay = syncPacer.delay(now: clock.monotonicNanoseconds(), inFlight: inFlight.count),
+              !waitingGroup.isEmpty
+        else { return nil }
+        return Int((delay + 999_999) / 1_000_000)
     }
 
     /// Completes the fsyncs the worker finished, in the order they were taken:
@@ -85,6 +99,7 @@ extension BrokerCore {
                 return
             }
             metrics.fsynced(nanoseconds: outcome.nanoseconds)
+            syncPacer.measured(nanoseconds: outcome.nanoseconds)
             timers.sync = clock.monotonicMilliseconds()
             release(first.group)
         }

@@ -63,6 +63,8 @@ final class BrokerCore {
     let syncWorker: SyncWorker?
     /// The commits whose fsyncs are in flight on ``syncWorker``, in the order taken.
     var inFlight: [InFlightCommit] = []
+    /// When the next fsync may start while others run.
+    var syncPacer = SyncPacer(depth: 1)
     var requestCounter: UInt64 = 0
     var offsetsDirty = false
     var consumersBlocked = false
@@ -129,6 +131,7 @@ final class BrokerCore {
         }
         visibleSeq = log.headSeq
         syncWorker = config.fsync == .always ? try SyncWorker() : nil
+        syncPacer = SyncPacer(depth: syncWorker?.depth ?? 1)
         try rebuild(offsets: offsets)
     }
 

@@ -85,7 +85,7 @@ final class BrokerLoop {
         }
         while !stopped() && core.fatal == nil {
             do {
-                let timeout = core.consumersBlocked ? 1 : 20
+                let timeout = min(core.consumersBlocked ? 1 : 20, core.commitDelayMilliseconds ?? 20)
                 let ready = try poller.poll(timeoutMilliseconds: timeout)
                 if let zapIndex, ready[zapIndex].contains(.readable) { zap?.drain() }
                 if let syncIndex, ready[syncIndex].contains(.readable) { core.finishCommits() }
