@@ -220,7 +220,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EventBusJetStreamTests",
-            dependencies: ["EventBusJetStream", "EventBus", "NATS", "ZeroMQ"],
+            dependencies: ["EventBusJetStream", "EventBus", "EventBusTesting", "NATS", "ReceiptReducer", "ZeroMQ"],
             swiftSettings: strict
         ),
         .testTarget(name: "EventBusMetricsTests", dependencies: ["EventBusMetrics", .product(name: "Prometheus", package: "swift-prometheus")], swiftSettings: strict),

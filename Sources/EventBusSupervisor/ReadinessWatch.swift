@@ -14,7 +14,7 @@ final class ReadinessWatch: Sendable {
     private let expected: Set<String>
     private let supervised: Set<String>
     private let endpoint: String
-    private let streamEndpoint: String
+    private let streamEndpoint: String?
     private let keys: CurveClientKeys?
     private let logger: Logger
     private let ready = Atomic<Bool>(false)
@@ -26,7 +26,7 @@ final class ReadinessWatch: Sendable {
     ///   - supervised: The stages whose plugins the supervisor starts (with keys, only
     ///     their own plugin's consumer counts).
     ///   - keys: The supervisor's admin keys for STATS, when security is on.
-    init(stages: [String], supervised: Set<String>, commandEndpoint: String, streamEndpoint: String,
+    init(stages: [String], supervised: Set<String>, commandEndpoint: String, streamEndpoint: String?,
          keys: CurveClientKeys?, logger: Logger) throws {
         self.stages = stages
         expected = Set(stages)
@@ -64,7 +64,7 @@ final class ReadinessWatch: Sendable {
             if missing.isEmpty {
                 ready.store(true, ordering: .releasing)
                 logger.info("eventbus ready", metadata: [
-                    "bus.command": "\(endpoint)", "bus.stream": "\(streamEndpoint)",
+                    "bus.command": "\(endpoint)", "bus.stream": "\(streamEndpoint ?? "none")",
                     "bus.pipeline": "\(stages.joined(separator: ","))",
                 ])
                 return

@@ -9,7 +9,7 @@ import ZeroMQ
 /// `eventbus up`: the broker plus the pipeline's plugin processes, supervised.
 ///
 /// A `ServiceGroup` of its parts, in this order: the broker (its loop on a thread of
-/// its own), each plugin as a ``PluginProcess`` (started with `--name --input --output
+/// its own; or another ``BusFront``, the JetStream gateway of `--backend`), each plugin as a ``PluginProcess`` (started with `--name --input --output
 /// --command --data-dir`, restarted with backoff when it exits or is killed, loud about
 /// crash loops), and the ``ReadinessWatch`` that logs one ready line once every stage
 /// has a connected consumer. Graceful shutdown runs in reverse: the watch, then the
@@ -23,17 +23,15 @@ import ZeroMQ
 public final class Supervisor: Service, Sendable {
     public let config: SupervisorConfig
     private let logger: Logger
-    private let broker: Broker
+    private let front: any BusFront
     private let processes: [PluginProcess]
     private let readiness: ReadinessWatch
     private let group: ServiceGroup
 
-    /// Opens the broker (binding its sockets) and prepares the plugins; starts nothing yet.
-    public init(config: SupervisorConfig, logger: Logger) throws {
+    /// Opens the embedded broker (binding its sockets) and prepares the plugins; starts nothing yet.
+    public convenience init(config: SupervisorConfig, logger: Logger) throws {
         var brokerConfig = config.broker
         brokerConfig.pipeline = config.pipeline.names
-        self.config = config
-        self.logger = logger
         // With keys configured, each supervised plugin gets a fresh key pair for
         // this run, admitted with the role plugin:NAME; the keys reach the plugin
         // in its environment only (never on a command line, never on disk).
@@ -53,13 +51,32 @@ public final class Supervisor: Service, Sendable {
             probeKeys = try CurveClientKeys(secretKey: probe.secretKey, serverKey: serverKey)
             brokerConfig.security = security
         }
-        broker = try Broker(config: brokerConfig, logger: logger)
+        let broker = try Broker(config: brokerConfig, logger: logger)
+        try self.init(config: config, front: EmbeddedBroker(broker), pluginKeys: pluginKeys, probeKeys: probeKeys, logger: logger)
+    }
+
+    /// Prepares the plugins against `front`, which is already bound (the JetStream
+    /// gateway of `eventbus up --backend`); starts nothing yet. Plugins keep their
+    /// state under `config.broker.dataDirectory`/plugins. Keys are the embedded
+    /// broker's only: `config.broker.security` must be nil.
+    public convenience init(config: SupervisorConfig, front: any BusFront, logger: Logger) throws {
+        guard config.broker.security == nil else {
+            throw PipelineError(.securityFile, "keys (--security) are not supported with --backend yet: the JetStream gateway has none")
+        }
+        try self.init(config: config, front: front, pluginKeys: [:], probeKeys: nil, logger: logger)
+    }
+
+    private init(config: SupervisorConfig, front: any BusFront, pluginKeys: [String: CurveClientKeys],
+                 probeKeys: CurveClientKeys?, logger: Logger) throws {
+        self.config = config
+        self.logger = logger
+        self.front = front
         var processes: [PluginProcess] = []
         for (index, stage) in config.pipeline.stages.enumerated() {
             guard case .process(let executable, let extra) = stage.launch else { continue }
             let arguments = [
                 "--name", stage.name, "--input", config.pipeline.input(of: index), "--output", config.pipeline.output(of: index),
-                "--command", broker.commandEndpoint,
+                "--command", front.commandEndpoint,
                 "--data-dir", config.broker.dataDirectory + "/plugins/" + stage.name,
             ] + extra
             let environment = Self.allocatorEnvironment.merging(pluginKeys[stage.name]?.environment ?? [:]) { _, keys in keys }
@@ -67,13 +84,12 @@ public final class Supervisor: Service, Sendable {
                                            environment: environment, config: config, logger: logger))
         }
         self.processes = processes
-        let broker = self.broker
         readiness = try ReadinessWatch(stages: config.pipeline.names, supervised: Set(processes.map(\.name)),
-                                       commandEndpoint: broker.commandEndpoint, streamEndpoint: broker.streamEndpoint,
+                                       commandEndpoint: front.commandEndpoint, streamEndpoint: front.streamEndpoint,
                                        keys: probeKeys, logger: logger)
         let readiness = self.readiness
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: BlockingService(name: "eventbus.broker", run: { try broker.run() }, stop: { broker.stop() }),
+            .init(service: BlockingService(name: "eventbus.broker", run: { try front.run() }, stop: { front.stop() }),
                   successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
         ]
         services += processes.map {
@@ -98,9 +114,9 @@ public final class Supervisor: Service, Sendable {
     }
 
     /// The command endpoint as bound.
-    public var commandEndpoint: String { broker.commandEndpoint }
-    /// The stream endpoint as bound.
-    public var streamEndpoint: String { broker.streamEndpoint }
+    public var commandEndpoint: String { front.commandEndpoint }
+    /// The stream endpoint as bound, if the front has one (the embedded broker has).
+    public var streamEndpoint: String? { front.streamEndpoint }
     /// Whether every stage has had a connected consumer.
     public var isReady: Bool { readiness.isReady }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import EventBusBroker
+import EventBusJetStream
 import EventBusSupervisor
 import Foundation
 import Logging
@@ -21,6 +22,12 @@ struct UpCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("A YAML configuration file (data_dir, command, stream, fsync, security, allow_insecure_bind, allow_shared_data_dir, pipeline); flags win.", valueName: "FILE"))
     var config: String?
+
+    @Option(help: ArgumentHelp(
+        "Run on a NATS JetStream cluster instead of the embedded broker: a gateway on --command, the plugins against it, "
+            + "their state under --data-dir (docs/scale-out.md).",
+        valueName: "nats://URLS"))
+    var backend: String?
 
     /// The folder of this executable, where the built-in plugins live.
     static var pluginDirectory: String {
@@ -53,11 +60,15 @@ struct UpCommand: AsyncParsableCommand {
         let metrics = try options.startMetrics(logger: logger)
         defer { metrics?.stop() }
         let supervisor: Supervisor
-        do {
-            supervisor = try Supervisor(config: SupervisorConfig(broker: brokerConfig, pipeline: pipeline), logger: logger)
-        } catch {
-            throw Output.fail(error, "cannot start the broker (command \(brokerConfig.commandEndpoint), stream \(brokerConfig.streamEndpoint), "
-                + "data dir \(brokerConfig.dataDirectory))")
+        if let backend {
+            supervisor = try Self.onJetStream(backend: backend, broker: brokerConfig, pipeline: pipeline, logger: logger)
+        } else {
+            do {
+                supervisor = try Supervisor(config: SupervisorConfig(broker: brokerConfig, pipeline: pipeline), logger: logger)
+            } catch {
+                throw Output.fail(error, "cannot start the broker (command \(brokerConfig.commandEndpoint), stream \(brokerConfig.streamEndpoint), "
+                    + "data dir \(brokerConfig.dataDirectory))")
+            }
         }
         logger.info("stages: \((["in"] + pipeline.names + ["out"]).joined(separator: " -> "))")
         let group = ServiceGroup(configuration: .init(
@@ -66,4 +77,32 @@ struct UpCommand: AsyncParsableCommand {
             logger: logger))
         try await group.run()
     }
+
+    /// The supervisor of `--backend`: a JetStream gateway bound on the command endpoint as
+    /// its front, the plugins against it.
+    static func onJetStream(backend: String, broker: BrokerConfig, pipeline: Pipeline, logger: Logger) throws -> Supervisor {
+        let gateway: Gateway
+        do {
+            let config = GatewayConfig(
+                servers: try GatewayConfig.servers(backend: backend), commandEndpoint: BindPolicy.bindable(broker.commandEndpoint),
+                pipeline: pipeline.names, maxEventBytes: broker.maxEventBytes)
+            gateway = try Gateway(config: config, logger: logger)
+        } catch {
+            throw Output.fail("gateway: \(error)")
+        }
+        do {
+            return try Supervisor(config: SupervisorConfig(broker: broker, pipeline: pipeline), front: GatewayFront(gateway: gateway), logger: logger)
+        } catch {
+            throw Output.fail(error)
+        }
+    }
+}
+
+/// The JetStream gateway as the supervisor's front.
+struct GatewayFront: BusFront {
+    let gateway: Gateway
+    var commandEndpoint: String { gateway.commandEndpoint }
+    var streamEndpoint: String? { nil }
+    func run() throws { gateway.run() }
+    func stop() { gateway.stop() }
 }

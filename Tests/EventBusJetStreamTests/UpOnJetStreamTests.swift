@@ -1,0 +1,150 @@
+import EventBus
+import EventBusTesting
+import Foundation
+import ReceiptReducer
+import Testing
+
+/// `eventbus up --backend nats://…`: the supervisor with a JetStream gateway as its
+/// front and the real `receipt-reducer` process against it, checked against the pure
+/// fold, across a SIGKILL of the reducer.
+@Suite(.serialized) struct UpOnJetStreamTests {
+    static let cid = "messaging:team"
+    static let members = (0..<10).map { "u\($0)" }
+
+    static func envelope(_ id: String, _ type: String, _ data: String, minute: Int = 0) -> [UInt8] {
+        let time = String(format: "2026-11-22T03:%02d:%02d.000Z", minute / 60 % 60, minute % 60)
+        return Array(#"{"specversion":"1.0","id":"\#(id)","source":"/chat-api","type":"\#(type)","subject":"\#(cid)","time":"\#(time)","data":\#(data)}"#.utf8)
+    }
+
+    /// A group chat: the channel, 30 messages, then `acks` seeded reads and deliveries,
+    /// mostly of newer and newer messages (so that most move a watermark), some racing.
+    static func script(acks: Int) -> [[UInt8]] {
+        var events = [envelope("c", "channel.created", #"{"cid":"\#(cid)","members":[\#(members.map { "\"\($0)\"" }.joined(separator: ","))]}"#)]
+        for n in 0..<30 {
+            events.append(envelope("m\(n)", "message.new",
+                                   #"{"cid":"\#(cid)","message":{"id":"m\#(n)","user_id":"\#(members[n % 10])","created_at":"2026-11-22T03:00:00.000Z"}}"#, minute: n))
+        }
+        var random = SplitMix(seed: 7)
+        for n in 0..<acks {
+            let user = members[random.next(10)], message = "m\(min(29, n * 30 / acks + random.next(4)))"
+            let type = random.next(3) == 0 ? "message.delivered" : "message.read"
+            events.append(envelope("a\(n)", type, #"{"cid":"\#(cid)","user_id":"\#(user)","message_id":"\#(message)"}"#, minute: n % 3600))
+        }
+        return events
+    }
+
+    /// The ids of `out` that the pure fold writes for `events` logged at `in` SEQ 1, 2, …
+    static func foldedOutputIDs(_ events: [[UInt8]]) throws -> [String] {
+        var reducer = ReceiptReducer()
+        var ids: [String] = []
+        for (index, event) in events.enumerated() {
+            let seq = UInt64(index + 1)
+            let validated = try EventValidator.validate(event, stage: "in")
+            let payload = try #require(validated.payload)
+            for (n, output) in reducer.apply(ReducerInput(seq: seq, time: validated.envelope.time, payload: payload,
+                                                          data: validated.envelope.data)).enumerated() where output.stage == "out" {
+                ids.append("receipt-reducer:\(seq):\(n)")
+            }
+        }
+        return ids
+    }
+
+    /// The running plugin `name` whose parent is `parent`, from /proc.
+    static func child(named name: String, of parent: Int32) -> Int32? {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return nil }
+        for entry in entries {
+            guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { continue }
+            let comm = stat[stat.index(after: open)..<close]
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if comm == name.prefix(15), fields.count > 1, Int32(fields[1]) == parent { return pid }
+        }
+        return nil
+    }
+
+    /// Bounded: a missing output would otherwise leave the consumer waiting for ever.
+    @Test(.timeLimit(.minutes(3))) func theReducerOnJetStreamWritesWhatThePureFoldWritesAcrossASIGKILL() async throws {
+        let test = try TestCluster(nodes: 1)
+        let directory = test.directory + "-up"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let endpoint = "ipc://\(directory)/command.sock"
+        let stderr = directory + "/up.stderr"
+        let up = try RunningProcess(BuildFolder.eventbus, [
+            "up", "--backend", test.urls.joined(separator: ","), "--pipeline", "receipt-reducer",
+            "--data-dir", directory + "/data", "--command", endpoint,
+        ], standardError: .file(stderr))
+        try await awaitingStop(up) {
+            var patience = Patience(.seconds(60))
+            while !((try? String(contentsOfFile: stderr, encoding: .utf8)) ?? "").contains("eventbus ready") {
+                guard up.isRunning, patience.allowsAnotherLook() else {
+                    throw TestFailure("eventbus up --backend not ready: \((try? String(contentsOfFile: stderr, encoding: .utf8)) ?? "")")
+                }
+                try await Task.sleep(for: .milliseconds(50))  // a poll interval
+            }
+            let events = Self.script(acks: 600)
+            let client = try BusClient(options: BusClientOptions(endpoint: endpoint, requestTimeout: .seconds(30)))
+            defer { client.close() }
+            var killed = false
+            for start in stride(from: 0, to: events.count, by: 40) {
+                let seqs = try await client.publish(Array(events[start..<min(events.count, start + 40)]))
+                #expect(seqs == (start..<min(events.count, start + 40)).map { UInt64($0 + 1) })
+                if start == 320, let pid = Self.child(named: "receipt-reducer", of: up.processIdentifier) {
+                    kill(pid, SIGKILL)
+                    killed = true
+                }
+            }
+            #expect(killed, "the reducer's process was not found to kill")
+
+            let expected = try Self.foldedOutputIDs(events)
+            #expect(expected.count > 80)
+            // `out` also holds the channel.created the reducer passes on (its first event).
+            let consumer = try await client.consume(name: "check-out", start: .earliest, credit: 1_000, prefixes: ["out/"])
+            var ids: [String] = []
+            for try await delivery in consumer {
+                let id = try EventValidator.scanEnvelope(delivery.event).id
+                if id != "receipt-reducer:1:0" { ids.append(id) }
+                consumer.ack(delivery.seq)
+                if ids.count == expected.count { break }
+            }
+            #expect(ids == expected)
+        }
+    }
+
+    @Test func anUnreachableClusterEndsUpNamingTheAddress() async throws {
+        try await TemporaryDirectory.with("up-backend") { root in
+            let address = "nats://127.0.0.1:1"
+            let unreachable = try await RunningProcess.run(BuildFolder.eventbus, [
+                "up", "--backend", address, "--pipeline", "receipt-reducer",
+                "--data-dir", root.appendingPathComponent("data").path, "--command", "ipc://\(root.path)/c.sock",
+            ])
+            #expect(unreachable.status != 0)
+            #expect(unreachable.standardError.contains(address), "\(unreachable.standardError)")
+        }
+    }
+
+    /// Runs `body`, then stops `process` with SIGTERM whether `body` threw or not; a
+    /// clean stop exits 0.
+    func awaitingStop(_ process: RunningProcess, _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            _ = try? await process.terminate()
+            throw error
+        }
+        #expect(try await process.terminate() == 0)
+    }
+}
+
+/// A seeded generator of small numbers, the same on every run.
+struct SplitMix {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next(_ bound: Int) -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int((z ^ (z >> 31)) % UInt64(bound))
+    }
+}
