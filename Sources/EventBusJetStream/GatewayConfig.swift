@@ -24,6 +24,8 @@ public struct GatewayConfig: Sendable, Equatable {
     /// After a PUB answered `busy`, how long the same connection's later PUBs are refused
     /// unless one resends it (``OrderedPublisher``).
     public var orderFence: Duration
+    /// The services a REQ may name before any plugin declared one in HELLO (the broker's default).
+    public var services: [String] = ["receipts"]
 
     public init(servers: [String], commandEndpoint: String = WireProtocol.defaultCommandEndpoint,
                 pipeline: [String] = [], replicas: Int? = nil, duplicateWindow: Duration = .seconds(600),

@@ -20,8 +20,7 @@ extension GatewayCore {
             case .ack: try handleAck(message)
             case .cancel: try handleCancel(message)
             case .stats: reply(to: message.peer, correlation: message.correlation, [statisticsJSON()])
-            case .req:
-                throw BusError(.unknownService, "the JetStream gateway does not route queries yet (REQ)")
+            case .req: try handleRequest(message)
             case .pubs, .ok, .err, .evt, .evts, .end:
                 throw BusError(.badVerb, "frame 1: \(message.verb.rawValue) is not a request")
             }
@@ -39,6 +38,19 @@ extension GatewayCore {
         let hello: JSONValue
         do { hello = try JSONParser.parse(frame) } catch { throw BusError(.badJSON, "frame 3: \(error)") }
         guard case .object = hello else { throw BusError(.badArgs, "frame 3: must be a JSON object") }
+        if let declared = hello["services"] {
+            guard case .array(let items) = declared else {
+                throw BusError(.badArgs, "frame 3: services must be an array of service names")
+            }
+            var names: [String] = []
+            for item in items {
+                guard case .string(let name) = item, WireProtocol.isServiceName(name) else {
+                    throw BusError(.badArgs, "frame 3: services must be names matching [a-z0-9_.-]{1,64}")
+                }
+                names.append(name)
+            }
+            services.formUnion(names)
+        }
         if let compact = hello["compact_ok"] {
             guard case .bool(let on) = compact else { throw BusError(.badArgs, "frame 3: compact_ok must be true or false") }
             if on {
@@ -54,7 +66,7 @@ extension GatewayCore {
         w.key("protocol"); w.string("EB1")
         w.key("backend"); w.string("jetstream")
         w.key("stages"); w.beginArray(); for stage in config.stages { w.string(stage) }; w.endArray()
-        w.key("services"); w.beginArray(); w.endArray()
+        w.key("services"); w.beginArray(); for service in services.sorted() { w.string(service) }; w.endArray()
         w.key("features"); w.beginArray(); w.string("compact_ok"); w.string("pubs"); w.endArray()
         w.key("batch"); w.bool(false)
         w.key("compact_ok"); w.bool(compactPeers.contains(message.peer))
@@ -79,6 +91,7 @@ extension GatewayCore {
         w.key("connected_url"); if let url = connection.connectedURL { w.string(url) } else { w.null() }
         w.key("replicas"); w.int(config.replicas)
         w.key("events_in_flight"); w.int(publisher.eventsInFlight)
+        w.key("pending_requests"); w.int(requests.count)
         w.key("consumers"); w.beginArray()
         for (name, attachment) in consumers.sorted(by: { $0.key < $1.key }) {
             w.beginObject()
@@ -102,6 +115,10 @@ extension GatewayCore {
             case .attached(let token, let first): attached(token: token, first: first)
             case .attachFailed(let token, let error): attachFailed(token: token, error)
             case .fetched(let token, let messages): fetched(token: token, messages)
+            case .queryRefused(let token, let error): queryRefused(token: token, error)
+            case .replied(let payload): replied(payload)
+            case .replyListenerFailed(let error):
+                logger.warning("reading the reply subject failed; retrying", metadata: ["error.type": "\(error)"])
             case .fetchFailed(let token, let error):
                 logger.warning("fetch failed; retrying", metadata: ["bus.consumer_token": "\(token)", "error.type": "\(error)"])
             }

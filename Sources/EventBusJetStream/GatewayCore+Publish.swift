@@ -19,12 +19,14 @@ extension GatewayCore {
     func batchAnswered(_ job: OrderedPublisher.JobID, _ attempt: UInt64, _ result: Result<PubAck, NATSError>) {
         let answer = JetStreamAnswer.batch(result)
         if case .failed(let reason) = answer { logger.warning("JetStream refused a batch", metadata: ["error.type": "\(reason)"]) }
+        if case .success = result, let sent = outgoing[job] { forwardAnswers(of: sent) }
         perform(publisher.batchResult(job: job, attempt: attempt, answer, now: clock.now))
     }
 
     /// Fails the PUBs whose deadline passed and sends again what is due.
     func tick() {
         perform(publisher.tick(now: clock.now))
+        if !requests.isEmpty { expireRequests() }
     }
 
     private func perform(_ actions: [OrderedPublisher.Action]) {

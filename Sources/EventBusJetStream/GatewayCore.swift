@@ -28,6 +28,13 @@ final class GatewayCore {
     var consumers: [String: Attachment] = [:]
     var nextToken: UInt64 = 1
     let clock = ContinuousClock()
+    /// The services a REQ may name: configured, plus those declared in HELLO here.
+    var services: Set<String>
+    /// REQs waiting for their answer, by token (`<batchPrefix>.<n>`).
+    var requests: [String: PendingRequest] = [:]
+    var requestCounter: UInt64 = 0
+    /// Reads the answers to this gateway's REQs.
+    var replyListener: ReplyListener?
 
     /// A PUB's messages, kept until it is answered to be published again if need be.
     struct Outgoing {
@@ -57,6 +64,7 @@ final class GatewayCore {
     init(config: GatewayConfig, logger: Logger) throws(GatewayError) {
         self.config = config
         self.logger = logger
+        self.services = Set(config.services)
         self.publisher = OrderedPublisher(timeout: config.requestTimeout, fenceDuration: config.orderFence)
         do {
             connection = try Connection(ConnectOptions(
@@ -85,6 +93,11 @@ final class GatewayCore {
             try router.bind(config.commandEndpoint)
         } catch {
             throw .cannotBind(endpoint: config.commandEndpoint, "\(error)")
+        }
+        do {
+            replyListener = try ReplyListener(connection: connection, gateway: batchPrefix, inbox: inbox)
+        } catch {
+            throw .unreachable(servers: config.servers, error)
         }
         logger.info("gateway serving", metadata: [
             "bus.command": "\(commandEndpoint)", "nats.servers": "\(config.servers.joined(separator: ","))",
@@ -184,6 +197,7 @@ final class GatewayCore {
             tick()
         }
         for name in Array(consumers.keys) { detach(name) }
+        replyListener?.stop()
         router.close()
         connection.close()
         logger.info("gateway stopped")

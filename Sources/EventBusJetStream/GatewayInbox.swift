@@ -18,6 +18,12 @@ final class GatewayInbox: Sendable {
         case fetched(token: UInt64, [JetStreamMessage])
         /// A fetch failed; the worker goes on trying.
         case fetchFailed(token: UInt64, NATSError)
+        /// JetStream did not store a REQ's query.
+        case queryRefused(token: String, NATSError)
+        /// A message on this gateway's reply subject: a `reply` or an unanswered `query`.
+        case replied([UInt8])
+        /// Reading the reply subject failed; the listener goes on trying.
+        case replyListenerFailed(NATSError)
     }
 
     private let events = Mutex<[Event]>([])

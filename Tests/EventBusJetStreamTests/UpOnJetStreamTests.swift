@@ -6,7 +6,7 @@ import Testing
 
 /// `eventbus up --backend nats://…`: the supervisor with a JetStream gateway as its
 /// front and the real `receipt-reducer` process against it, checked against the pure
-/// fold, across a SIGKILL of the reducer.
+/// fold, across a SIGKILL of the reducer: its outputs and a query's answer.
 @Suite(.serialized) struct UpOnJetStreamTests {
     static let cid = "messaging:team"
     static let members = (0..<10).map { "u\($0)" }
@@ -33,8 +33,9 @@ import Testing
         return events
     }
 
-    /// The ids of `out` that the pure fold writes for `events` logged at `in` SEQ 1, 2, …
-    static func foldedOutputIDs(_ events: [[UInt8]]) throws -> [String] {
+    /// The ids of `out` that the pure fold writes for `events` logged at `in` SEQ 1, 2, …,
+    /// and the fold after them.
+    static func fold(_ events: [[UInt8]]) throws -> (ids: [String], reducer: ReceiptReducer) {
         var reducer = ReceiptReducer()
         var ids: [String] = []
         for (index, event) in events.enumerated() {
@@ -46,7 +47,7 @@ import Testing
                 ids.append("receipt-reducer:\(seq):\(n)")
             }
         }
-        return ids
+        return (ids, reducer)
     }
 
     /// The running plugin `name` whose parent is `parent`, from /proc.
@@ -96,7 +97,7 @@ import Testing
             }
             #expect(killed, "the reducer's process was not found to kill")
 
-            let expected = try Self.foldedOutputIDs(events)
+            let (expected, reducer) = try Self.fold(events)
             #expect(expected.count > 80)
             // `out` also holds the channel.created the reducer passes on (its first event).
             let consumer = try await client.consume(name: "check-out", start: .earliest, credit: 1_000, prefixes: ["out/"])
@@ -108,6 +109,12 @@ import Testing
                 if ids.count == expected.count { break }
             }
             #expect(ids == expected)
+
+            // A query through the gateway, answered by the restarted reducer, equals the fold's.
+            let params = #"{"cid":"\#(Self.cid)","viewer":"u0"}"#
+            let answer = try await client.request(service: "receipts", method: "channel_state", params: params)
+            let local = try reducer.query(method: "channel_state", params: try JSONParser.parse(Array(params.utf8)))
+            #expect(try JSONParser.parse(answer) == JSONParser.parse(local))
         }
     }
 

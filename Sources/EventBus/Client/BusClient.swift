@@ -115,9 +115,10 @@ public final class BusClient: Sendable {
     /// - Parameters:
     ///   - role: This client's role, such as `backend` or `plugin`.
     ///   - version: This client's version.
+    ///   - services: Services this client answers, which a REQ may then name (docs/protocol.md, HELLO).
     /// - Returns: JSON with the broker's version, stages and limits.
-    public func hello(role: String, version: String) async throws(BusError) -> [UInt8] {
-        try await call(.hello, [ClientFrames.helloBody(name: options.name, role: role, version: version)]).first ?? []
+    public func hello(role: String, version: String, services: [String]? = nil) async throws(BusError) -> [UInt8] {
+        try await call(.hello, [ClientFrames.helloBody(name: options.name, role: role, version: version, services: services)]).first ?? []
     }
 
     /// Checks that the broker answers (`PING`).

@@ -61,7 +61,7 @@ extension BrokerCore {
                 throw BusError(.badArgs, "frame 3: services must be an array of service names")
             }
             let names = items.compactMap { item -> String? in
-                guard case .string(let name) = item, Self.isValidServiceName(name) else { return nil }
+                guard case .string(let name) = item, WireProtocol.isServiceName(name) else { return nil }
                 return name
             }
             guard names.count == items.count else {
@@ -120,12 +120,6 @@ extension BrokerCore {
             peers = peers.filter(attached.contains)
         }
         peers.insert(peer)
-    }
-
-    static func isValidServiceName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= 64 && name.utf8.allSatisfy { byte in
-            (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x30 && byte <= 0x39) || byte == 0x5f || byte == 0x2e || byte == 0x2d
-        }
     }
 
     /// STATS as JSON.

@@ -55,26 +55,36 @@ package enum BindPolicy {
         guard endpoint.hasPrefix("ipc://") else { return }
         let path = String(endpoint.dropFirst("ipc://".count))
         guard !path.hasPrefix("@"), path != "*" else { return }
+        // A broker of this process that just stopped may still have its listener open for
+        // a moment (libzmq closes it on its reaper thread, later on a loaded machine): only
+        // a listener that stays is another's. Probed for up to two seconds.
+        for attempt in 0..<40 {
+            guard listens(path) else { return }
+            if attempt < 39 { usleep(50_000) }
+        }
+        throw BrokerError(.endpointInUse, "refusing to bind \(option) \(endpoint): another process listens on that socket file "
+            + "(another broker?). Stop it first, or choose another path")
+    }
+
+    /// Whether a Unix stream socket at `path` accepts a connection now.
+    private static func listens(_ path: String) -> Bool {
         var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else { return }
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else { return false }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard bytes.count < capacity else { return }  // libzmq refuses a path this long itself
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }  // libzmq refuses it itself
         withUnsafeMutableBytes(of: &address.sun_path) { buffer in
             buffer.copyBytes(from: bytes)
             buffer[bytes.count] = 0
         }
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { return }
+        guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         let connected = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard connected == 0 else { return }
-        throw BrokerError(.endpointInUse, "refusing to bind \(option) \(endpoint): another process listens on that socket file "
-            + "(another broker?). Stop it first, or choose another path")
+        return connected == 0
     }
 
     /// Gives the socket file of a bound `ipc://` endpoint `mode` (abstract sockets have no file).

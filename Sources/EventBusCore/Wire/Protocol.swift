@@ -23,4 +23,11 @@ public enum WireProtocol {
         guard let value = try? JSONParser.parse(info), case .array(let features)? = value["features"] else { return [] }
         return Set(features.compactMap(\.stringValue))
     }
+
+    /// Whether `name` may name a service (a REQ's SERVICE, HELLO's `services`): `[a-z0-9_.-]{1,64}`.
+    package static func isServiceName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 64 && name.utf8.allSatisfy { byte in
+            (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x30 && byte <= 0x39) || byte == 0x5f || byte == 0x2e || byte == 0x2d
+        }
+    }
 }
