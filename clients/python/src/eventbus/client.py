@@ -169,7 +169,7 @@ class Client:
         self._poller.register(self._monitor, zmq.POLLIN)
         self._counter = 0
         self._pending: Dict[bytes, _Pending] = {}
-        self._ack_corrs: Dict[bytes, str] = {}
+        self._ack_corrs: Dict[bytes, Tuple[str, int]] = {}
         self._consumers: Dict[str, Consumer] = {}
         self._connections = 0
         self._resync_needed = False
@@ -350,13 +350,21 @@ class Client:
             prefixes = [prefixes]
         consumer = Consumer(self, name, list(prefixes), credit)
         self.hello()  # the batch option applies to consumers attached after it
-        reply = self._call(b"CONSUME", name.encode(), str(start).encode(), str(credit).encode(),
-                           *[p.encode() for p in consumer.prefixes])
-        consumer.first_seq = int(reply[0])
         previous = self._consumers.get(name)
-        if previous is not None and previous is not consumer:
-            previous._ended = "attached again by this connection"
+        # Known before the CONSUME goes: its first events may come in the same read as the OK.
         self._consumers[name] = consumer
+        try:
+            reply = self._call(b"CONSUME", name.encode(), str(start).encode(), str(credit).encode(),
+                               *[p.encode() for p in consumer.prefixes])
+        except BaseException:
+            if previous is None:
+                del self._consumers[name]
+            else:
+                self._consumers[name] = previous
+            raise
+        consumer.first_seq = int(reply[0])
+        if previous is not None:
+            previous._ended = "attached again by this connection"
         return consumer
 
     # -- the machinery -----------------------------------------------------------------
@@ -441,11 +449,11 @@ class Client:
                 elif pending.reply is None:
                     pending.reply = frames
                 return
-            name = self._ack_corrs.pop(key, None)
-            if name is not None and kind == b"ERR":
-                consumer = self._consumers.get(name)
+            acked = self._ack_corrs.pop(key, None)
+            if acked is not None and kind == b"ERR":
+                consumer = self._consumers.get(acked[0])
                 if consumer is not None:
-                    consumer._ack_failed(error_from_reply(frames[3].decode(), frames[4].decode()))
+                    consumer._ack_failed(error_from_reply(frames[3].decode(), frames[4].decode()), acked[1])
             return
         consumer = self._consumers.get(key.decode(errors="replace"))
         if consumer is None:
@@ -480,8 +488,15 @@ class Client:
             return
         consumer._restarts += 1
         consumer._buffer.clear()
-        start = max(consumer.last_acked, consumer._last_handed_out) + 1 if (
-            consumer.last_acked or consumer._last_handed_out) else consumer.first_seq
+        # After what it handed out; after an ACK beyond that (a skip ahead, or a SEQ the broker
+        # may refuse), where the broker's offset is; else where it first started.
+        start: Start
+        if consumer._last_handed_out >= consumer.last_acked and consumer._last_handed_out:
+            start = consumer._last_handed_out + 1
+        elif consumer.last_acked:
+            start = "resume"
+        else:
+            start = consumer.first_seq
 
         def attached(frames: List[bytes]) -> None:
             if frames[1] == b"ERR":
@@ -489,7 +504,7 @@ class Client:
 
         self._send_async([b"EB1", b"CONSUME", self._next_corr(), consumer.name.encode(), str(start).encode(),
                           str(consumer.credit).encode(), *[p.encode() for p in consumer.prefixes]], attached)
-        if consumer.last_acked:
+        if consumer.last_acked and consumer.last_acked != consumer._bad_ack:
             self._send_ack(consumer.name, consumer.last_acked)
 
     def _send_ack(self, name: str, seq: int) -> bytes:
@@ -497,7 +512,7 @@ class Client:
         if len(self._ack_corrs) > 10_000:  # successful ACKs get no reply: forget the oldest
             for old in list(self._ack_corrs)[:5_000]:
                 del self._ack_corrs[old]
-        self._ack_corrs[corr] = name
+        self._ack_corrs[corr] = (name, seq)
         self._send([b"EB1", b"ACK", corr, name.encode(), str(seq).encode()])
         return corr
 
@@ -527,18 +542,26 @@ class Consumer:
         self._error: Optional[BusError] = None
         self._restart_needed = False
         self._restarts = 0
+        self._ack_retried: Optional[int] = None
+        self._bad_ack: Optional[int] = None
 
     def _deliver(self, deliveries: List[Delivery]) -> None:
         floor = max(self.last_acked, self._last_handed_out)
         self._buffer.extend(d for d in deliveries if d.seq > floor)
 
-    def _ack_failed(self, error: BusError) -> None:
+    def _ack_failed(self, error: BusError, seq: int) -> None:
         # bad_args: the broker no longer has this consumer on this connection (it restarted,
-        # or the connection was replaced): attach again, as docs/protocol.md says to.
-        if isinstance(error, BadArgsError) and self._ended is None and not self._cancelled:
+        # or the connection was replaced): attach again and ACK again, as docs/protocol.md
+        # says to, once; the same refusal after that is the ACK's own (a SEQ past the head).
+        if isinstance(error, BadArgsError) and self._ended is None and not self._cancelled \
+                and self._ack_retried != seq:
+            self._ack_retried = seq
             self._restart_needed = True
-        else:
-            self._error = error
+            return
+        if seq == self.last_acked:
+            self._bad_ack = seq
+            self.last_acked = min(self.last_acked, self._last_handed_out)
+        self._error = error
 
     def _check(self) -> None:
         if self._ended is not None:
