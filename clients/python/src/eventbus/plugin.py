@@ -19,7 +19,7 @@ import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .client import DEFAULT_COMMAND, Client, Delivery, encode_event, make_event
-from .errors import EventBusError
+from .errors import EventBusError, NoReplyError
 from .keys import CurveKeys
 
 __all__ = ["PluginRunner", "Output", "Query", "Handler"]
@@ -199,7 +199,10 @@ class PluginRunner:
                 consumer.ack(self.last_applied_seq)
             if self.snapshot_path and self.last_applied_seq != saved_seq:
                 self._save()
-            client.ping()  # the last ACK has reached the broker
+            try:
+                client.ping(timeout=1.0)  # the last ACK has reached the broker, if it is still there
+            except NoReplyError:
+                pass  # stopping with the broker: the events after the last ACK the broker has come again
         finally:
             self.client = None
             client.close()
