@@ -575,6 +575,7 @@ class Consumer:
         ``None`` if none came in time or the consumer was cancelled. Raises
         :class:`ConsumerEndedError` once another connection took the consumer over."""
         deadline = None if timeout is None else time.monotonic() + timeout
+        looked = False
         while True:
             self._check()
             if self._cancelled:
@@ -584,9 +585,10 @@ class Consumer:
                 self._last_handed_out = max(self._last_handed_out, delivery.seq)
                 return delivery
             remaining = 1.0 if deadline is None else deadline - time.monotonic()
-            if remaining <= 0:
+            if remaining <= 0 and looked:
                 return None
-            self.client._pump(min(remaining, 1.0))
+            looked = True  # at least one look at the socket, even with a time-out of 0
+            self.client._pump(min(max(remaining, 0), 1.0))
 
     def __iter__(self) -> Iterator[Delivery]:
         return self.events()
