@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from eventbus import Client, PluginRunner, UnknownServiceError, make_event
+from eventbus import Client, PluginRunner, UnknownServiceError, UnknownStageError, make_event
 
 CID = "messaging:general"
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python", "src")
@@ -156,3 +156,31 @@ def test_a_plugin_with_state_resumes_from_its_snapshot(broker, tmp_path):
         out = read_all(bus, "check-out", "out/", 17)
         assert [d.event()["id"] for d in out] == [f"new-{n}" for n in range(17)]
         assert bus.stats()["stages"]["out"] == 17 + 3  # and the three replies, each once
+
+
+def test_a_runner_whose_outputs_are_refused_acknowledges_nothing(broker):
+    def handle(delivery, output):
+        output.forward()
+        output.emit("message.counted", delivery.subject, {"seq": delivery.seq}, to="diag")
+
+    with Client(broker.command) as bus:
+        in_seqs = bus.publish([new_message(n) for n in range(5)])
+        # Its output stage does not exist: the PUB is refused, run() raises the bus's error,
+        # and no ACK went, so nothing is lost.
+        wrong = PluginRunner("py-plugin", handle, input="in", output="nowhere", command=broker.command)
+        with pytest.raises(UnknownStageError) as refused:
+            wrong.run()
+        assert refused.value.code == "unknown_stage"
+        assert next(c for c in bus.stats()["consumers"] if c["name"] == "py-plugin")["acked"] == 0
+        assert bus.stats()["stages"]["diag"] == 0
+        # The next run, with the right stage, starts from the first event.
+        right = PluginRunner("py-plugin", handle, input="in", output="out", command=broker.command)
+        thread = threading.Thread(target=right.run)
+        thread.start()
+        try:
+            wait_acked(bus, "py-plugin", in_seqs[-1])
+        finally:
+            right.stop()
+            thread.join(timeout=20)
+        diag = read_all(bus, "check-diag", "diag/", 5)
+        assert [d.event()["id"] for d in diag] == [f"py-plugin:{s}:0" for s in in_seqs]
