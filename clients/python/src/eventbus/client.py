@@ -348,7 +348,7 @@ class Client:
         :meth:`Consumer.ack` what you have finished."""
         if isinstance(prefixes, str):
             prefixes = [prefixes]
-        consumer = Consumer(self, name, list(prefixes), credit)
+        consumer = Consumer(self, name, list(prefixes), credit, start)
         self.hello()  # the batch option applies to consumers attached after it
         previous = self._consumers.get(name)
         # Known before the CONSUME goes: its first events may come in the same read as the OK.
@@ -469,6 +469,8 @@ class Client:
     def _resync(self) -> None:
         """After a reconnection: HELLO again, every consumer again, every pending request again."""
         self._resync_needed = False
+        for corr in [corr for corr, pending in self._pending.items() if pending.on_reply is not None]:
+            del self._pending[corr]  # an earlier resync's, unanswered: replaced by this one's
         if self.info is not None:
             def took_hello(frames: List[bytes]) -> None:
                 if frames[1] == b"OK":
@@ -496,7 +498,7 @@ class Client:
         elif consumer.last_acked:
             start = "resume"
         else:
-            start = consumer.first_seq
+            start = consumer.first_seq or consumer.start  # 0: its CONSUME is not answered yet
 
         def attached(frames: List[bytes]) -> None:
             if frames[1] == b"ERR":
@@ -526,11 +528,13 @@ class Consumer:
     with the same SEQ and bytes.
     """
 
-    def __init__(self, client: Client, name: str, prefixes: List[str], credit: int) -> None:
+    def __init__(self, client: Client, name: str, prefixes: List[str], credit: int, start: Start) -> None:
         self.client = client
         self.name = name
         self.prefixes = prefixes
         self.credit = credit
+        #: The START of its CONSUME.
+        self.start = start
         #: The SEQ the broker said the first delivery will have at the earliest.
         self.first_seq = 0
         #: The last SEQ acknowledged through this object (0 if none).
