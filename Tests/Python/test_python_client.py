@@ -4,6 +4,7 @@ resume after a new connection and after a broker restart), the stream, and STATS
 import itertools
 import os
 import signal
+import threading
 
 import pytest
 
@@ -119,6 +120,24 @@ def test_a_publish_without_a_reply_is_sent_again_and_not_appended_twice(broker):
         stats = bus.stats()
         assert stats["stages"]["in"] == 6
         assert stats["dedup_hits"] >= 2
+
+
+def test_a_publish_across_a_broker_restart_is_confirmed_once(broker):
+    events = [read_ack(user, "m1") for user in ("ann", "bob")]
+    with Client(broker.command, timeout=30) as bus:
+        assert bus.publish([read_ack("zed", "m0")]) == [1]
+        broker.stop()
+        # The broker starts again while the client publishes: the PUB waits in the socket for
+        # the new connection (or, lost with the old one, is sent again once the client sees
+        # the reconnection), and the answer comes without a retry of the caller's.
+        starter = threading.Thread(target=broker.start)
+        starter.start()
+        try:
+            assert bus.publish(events, attempts=1) == [2, 3]
+        finally:
+            starter.join()
+        assert bus.publish(events) == [2, 3]
+        assert bus.stats()["stages"]["in"] == 3
 
 
 @pytest.mark.parametrize("batch", [True, False], ids=["EVTS", "EVT"])
