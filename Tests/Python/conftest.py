@@ -2,11 +2,16 @@
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 
 import pytest
 import zmq
+
+# The eventbus package (clients/python) is imported from this checkout: no install step, and
+# never a copy installed from elsewhere.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python", "src"))
 
 
 def eventbus_binary():

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A bus plugin in Python, written from docs/protocol.md alone (pyzmq).
+"""A bus plugin in Python, on the eventbus package (clients/python).
 
 It consumes one stage, drops the event types it is told to drop, passes every
 other event on unchanged, and for each `message.new` emits a `message.counted`
@@ -11,75 +11,26 @@ after a crash republishes the same id and the broker drops the repeat.
 
 Run it as a pipeline stage with `eventbus up --pipeline receipt-reducer,external:pyfilter`
 (it connects by itself), or let `eventbus up` start it from a config file.
+`eventbus.PluginRunner` does the protocol: the durable consume with credit,
+publishing with confirms (an event passed on goes by reference, `@SEQ`), the ACK
+once the outputs are confirmed, and the resume after a restart.
 """
 import argparse
-import json
+import os
 import signal
 import sys
 
-import zmq
+# From a checkout, the package beside this example (clients/python/src) is used, so the
+# example and the package always match; elsewhere, `pip install clients/python` provides it.
+_CHECKOUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python", "src")
+if os.path.isdir(os.path.join(_CHECKOUT, "eventbus")):
+    sys.path.insert(0, _CHECKOUT)
+
+from eventbus import Delivery, EventBusError, Output, PluginRunner  # noqa: E402
 
 
-class Bus:
-    """The command socket: requests with CORR, replies matched by CORR, EVTs buffered."""
-
-    def __init__(self, endpoint):
-        self.context = zmq.Context()
-        self.socket = self.context.socket(zmq.DEALER)
-        self.socket.setsockopt(zmq.LINGER, 0)
-        self.socket.connect(endpoint)
-        self.counter = 0
-        self.events = []
-
-    def send(self, verb, *args):
-        self.counter += 1
-        corr = str(self.counter).encode()
-        self.socket.send_multipart([b"EB1", verb.encode(), corr, *args])
-        return corr
-
-    def receive(self, timeout_ms):
-        """One message within the timeout: EVTs are buffered, replies returned."""
-        if not self.socket.poll(timeout_ms):
-            return None
-        frames = self.socket.recv_multipart()
-        if frames[1] == b"EVT":
-            _, _, _name, seq, topic, event = frames
-            self.events.append((int(seq), topic.decode(), event))
-            return None
-        if frames[1] == b"END":
-            raise SystemExit(f"consumer taken over: {frames[3].decode()}")
-        return frames
-
-    def call(self, verb, *args, timeout_ms=10000):
-        corr = self.send(verb, *args)
-        while True:
-            frames = self.receive(timeout_ms)
-            if frames is None and not self.socket.poll(0):
-                if self.events:
-                    continue
-                raise SystemExit(f"no reply to {verb} within {timeout_ms} ms")
-            if frames and frames[2] == corr:
-                if frames[1] == b"ERR":
-                    raise SystemExit(f"{verb} refused: {frames[3].decode()}: {frames[4].decode()}")
-                return frames[3:]
-
-
-def publish(bus, stage, events):
-    """PUB (frame, size) pairs in chunks within the protocol's limits (1,000 events,
-    4 MiB of the events appended: a reference counts the bytes it names), each confirmed."""
-    chunk, size = [], 0
-    for item in events + [None]:
-        if item is None or len(chunk) == 1000 or size + item[1] > 4 * 1024 * 1024 - 65536:
-            if chunk:
-                bus.call("PUB", stage.encode(), *chunk)
-            chunk, size = [], 0
-        if item is not None:
-            chunk.append(item[0])
-            size += item[1]
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--name", default="pyfilter")
     parser.add_argument("--input", default="in")
     parser.add_argument("--output", default="out")
@@ -88,48 +39,30 @@ def main():
     parser.add_argument("--drop", action="append", default=[], help="an event type to drop (repeatable)")
     parser.add_argument("--batch", type=int, default=200)
     args = parser.parse_args()
+    drop = set(args.drop)
 
-    stopping = []
-    signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
-    signal.signal(signal.SIGINT, lambda *_: stopping.append(True))
+    def handle(delivery: Delivery, output: Output) -> None:
+        if delivery.type in drop:
+            return  # filtered: it stops here
+        output.forward()  # passed on unchanged: same id, same bytes, by reference where the broker allows
+        if delivery.type == "message.new":
+            body = delivery.event()
+            # The input's time, never the clock's: a replay makes the same event.
+            output.emit("message.counted", body["subject"],
+                        {"seq": delivery.seq, "message_id": body["data"]["message"]["id"]},
+                        time=body.get("time"), to="diag")
 
-    bus = Bus(args.command)
-    info = json.loads(bus.call("HELLO", json.dumps({"name": args.name, "role": "plugin", "version": "1"}).encode())[0])
-    # A broker that offers it takes "@SEQ" for an event passed on unchanged: no bytes sent back.
-    by_reference = "forward" in info.get("features", [])
-    # A stateless plugin resumes after its last ACK.
-    bus.call("CONSUME", args.name.encode(), b"resume", str(args.batch * 4).encode(), f"{args.input}/".encode())
+    # A stateless plugin: it resumes after its last ACK.
+    runner = PluginRunner(args.name, handle, input=args.input, output=args.output, command=args.command,
+                          batch=args.batch, source=f"/plugins/{args.name}")
+    signal.signal(signal.SIGTERM, lambda *_: runner.stop())
+    signal.signal(signal.SIGINT, lambda *_: runner.stop())
     print(f"{args.name}: consuming {args.input}/ -> {args.output}", file=sys.stderr, flush=True)
-
-    while not stopping:
-        if not bus.events:
-            bus.receive(100)
-        while len(bus.events) < args.batch and bus.socket.poll(0):
-            bus.receive(0)
-        batch, bus.events = bus.events[: args.batch], bus.events[args.batch:]
-        if not batch:
-            continue
-        forward, diag = [], []
-        for seq, topic, event in batch:
-            kind = topic.rsplit("/", 1)[-1]
-            if kind in args.drop:
-                continue  # filtered: it stops here
-            # Passed on unchanged: same id, same bytes, by reference where the broker allows.
-            forward.append((f"@{seq}".encode() if by_reference else event, len(event)))
-            if kind == "message.new":
-                body = json.loads(event)
-                counted = {
-                    "specversion": "1.0", "id": f"{args.name}:{seq}:0", "source": f"/plugins/{args.name}",
-                    "type": "message.counted", "subject": body["subject"],
-                    "data": {"seq": seq, "message_id": body["data"]["message"]["id"]},
-                }
-                if "time" in body:
-                    counted["time"] = body["time"]  # the input's time: a replay makes the same bytes
-                emitted = json.dumps(counted, separators=(",", ":")).encode()
-                diag.append((emitted, len(emitted)))
-        publish(bus, args.output, forward)
-        publish(bus, "diag", diag)
-        bus.send("ACK", args.name.encode(), str(batch[-1][0]).encode())
+    try:
+        runner.run()
+    except EventBusError as error:
+        print(f"{args.name}: {error}", file=sys.stderr, flush=True)
+        return 1
     return 0
 
 
