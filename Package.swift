@@ -92,6 +92,7 @@ let package = Package(
             dependencies: [
                 "EventBusCore",
                 "EventBus",
+                "EventBusJetStream",
                 "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,3 +1,4 @@
+import EventBusJetStream
 import EventBusMetrics
 import Foundation
 import Logging
@@ -18,7 +19,13 @@ import ServiceLifecycle
 /// exit status 0. A bad command line exits 2, a failure 1.
 /// It locks the data directory first (``DataDirectoryLock``): a second copy of
 /// the plugin on the same `--data-dir` exits 1 with an error naming the directory.
+///
+/// With `EVENTBUS_STATE=nats://…` in its environment (`eventbus up --backend` sets it),
+/// the plugin runs on a JetStream cluster: it first takes its lease (``PluginLease``:
+/// one live instance per NAME, the others wait), keeps its state in the cluster's KV
+/// bucket (``KVPluginStore``) instead of `--data-dir`, and exits 1 if it loses the lease.
 public enum PluginMain {
+
     /// Runs `plugin` until a signal, then exits; exits 1 on a fatal error, 2 on bad arguments.
     public static func run<P: Plugin>(_ plugin: P, arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Never {
         await run(PluginOptions.self, arguments: arguments) { _ in plugin }
@@ -71,13 +78,39 @@ public enum PluginMain {
             metrics?.start()
             defer { metrics?.stop() }
             let plugin = make(parsed)
-            let runner = try PluginRunner(plugin: plugin, configuration: configuration, logger: logger)
+            var store: (any PluginStore)?
+            var lease: PluginLease?
+            if let backend = ProcessInfo.processInfo.environment[KVPluginStore.environmentVariable], !backend.isEmpty {
+                let servers = try GatewayConfig.servers(backend: backend)
+                let holder = "\(ProcessInfo.processInfo.hostName):\(URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path)"
+                let taken = try PluginLease(servers: servers, plugin: configuration.name, holder: holder, logger: logger)
+                // Until it is ours: another live instance of this plugin holds it meanwhile.
+                _ = try taken.acquire(until: { false })
+                lease = taken
+                if P.State.isPersistent { store = try KVPluginStore(servers: servers, plugin: configuration.name) }
+            }
+            let runner = try PluginRunner(plugin: plugin, configuration: configuration, store: store, logger: logger)
+            var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+                .init(service: BlockingService(name: "eventbus.plugin.\(configuration.name)", run: { try runner.run() }, stop: { runner.stop() }),
+                      successTerminationBehavior: .gracefullyShutdownGroup),
+            ]
+            if let lease {
+                // Stopped first at shutdown (the group stops in reverse), so the runner still
+                // holds the lease while it commits; a lost lease stops the group, and the runner.
+                services.append(.init(service: BlockingService(name: "eventbus.plugin.lease", run: { try lease.keep() }, stop: { lease.stop() }),
+                                      successTerminationBehavior: .ignore, failureTerminationBehavior: .gracefullyShutdownGroup))
+            }
             let group = ServiceGroup(configuration: .init(
-                services: [.init(service: BlockingService(name: "eventbus.plugin.\(configuration.name)", run: { try runner.run() }, stop: { runner.stop() }),
-                                 successTerminationBehavior: .gracefullyShutdownGroup)],
+                services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
-            try await group.run()
+            do {
+                try await group.run()
+            } catch {
+                lease?.release()
+                throw error
+            }
+            lease?.release()
             withExtendedLifetime(lock) { exit(0) }
         } catch let error as MetricsServerError {
             logger.critical("plugin failed", metadata: ["error.type": "\(error)"])

@@ -59,15 +59,19 @@ public final class Supervisor: Service, Sendable {
     /// gateway of `eventbus up --backend`); starts nothing yet. Plugins keep their
     /// state under `config.broker.dataDirectory`/plugins. Keys are the embedded
     /// broker's only: `config.broker.security` must be nil.
-    public convenience init(config: SupervisorConfig, front: any BusFront, logger: Logger) throws {
+    ///
+    /// - Parameter pluginEnvironment: Variables added to every plugin's environment, such as
+    ///   `EVENTBUS_STATE` (the cluster that keeps the plugins' state and leases).
+    public convenience init(config: SupervisorConfig, front: any BusFront, pluginEnvironment: [String: String] = [:],
+                            logger: Logger) throws {
         guard config.broker.security == nil else {
             throw PipelineError(.securityFile, "keys (--security) are not supported with --backend yet: the JetStream gateway has none")
         }
-        try self.init(config: config, front: front, pluginKeys: [:], probeKeys: nil, logger: logger)
+        try self.init(config: config, front: front, pluginKeys: [:], probeKeys: nil, pluginEnvironment: pluginEnvironment, logger: logger)
     }
 
     private init(config: SupervisorConfig, front: any BusFront, pluginKeys: [String: CurveClientKeys],
-                 probeKeys: CurveClientKeys?, logger: Logger) throws {
+                 probeKeys: CurveClientKeys?, pluginEnvironment: [String: String] = [:], logger: Logger) throws {
         self.config = config
         self.logger = logger
         self.front = front
@@ -79,7 +83,8 @@ public final class Supervisor: Service, Sendable {
                 "--command", front.commandEndpoint,
                 "--data-dir", config.broker.dataDirectory + "/plugins/" + stage.name,
             ] + extra
-            let environment = Self.allocatorEnvironment.merging(pluginKeys[stage.name]?.environment ?? [:]) { _, keys in keys }
+            let environment = Self.allocatorEnvironment.merging(pluginEnvironment) { _, given in given }
+                .merging(pluginKeys[stage.name]?.environment ?? [:]) { _, keys in keys }
             processes.append(PluginProcess(name: stage.name, executable: executable, arguments: arguments,
                                            environment: environment, config: config, logger: logger))
         }

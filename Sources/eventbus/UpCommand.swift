@@ -91,7 +91,8 @@ struct UpCommand: AsyncParsableCommand {
             throw Output.fail("gateway: \(error)")
         }
         do {
-            return try Supervisor(config: SupervisorConfig(broker: broker, pipeline: pipeline), front: GatewayFront(gateway: gateway), logger: logger)
+            return try Supervisor(config: SupervisorConfig(broker: broker, pipeline: pipeline), front: GatewayFront(gateway: gateway),
+                                  pluginEnvironment: [KVPluginStore.environmentVariable: backend], logger: logger)
         } catch {
             throw Output.fail(error)
         }

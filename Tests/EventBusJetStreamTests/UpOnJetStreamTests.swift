@@ -70,19 +70,8 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let endpoint = "ipc://\(directory)/command.sock"
-        let stderr = directory + "/up.stderr"
-        let up = try RunningProcess(BuildFolder.eventbus, [
-            "up", "--backend", test.urls.joined(separator: ","), "--pipeline", "receipt-reducer",
-            "--data-dir", directory + "/data", "--command", endpoint,
-        ], standardError: .file(stderr))
+        let (up, _) = try await Self.startUp(urls: test.urls, directory: directory, data: directory + "/data", run: 1)
         try await awaitingStop(up) {
-            var patience = Patience(.seconds(60))
-            while !((try? String(contentsOfFile: stderr, encoding: .utf8)) ?? "").contains("eventbus ready") {
-                guard up.isRunning, patience.allowsAnotherLook() else {
-                    throw TestFailure("eventbus up --backend not ready: \((try? String(contentsOfFile: stderr, encoding: .utf8)) ?? "")")
-                }
-                try await Task.sleep(for: .milliseconds(50))  // a poll interval
-            }
             let events = Self.script(acks: 600)
             let client = try BusClient(options: BusClientOptions(endpoint: endpoint, requestTimeout: .seconds(30)))
             defer { client.close() }
@@ -127,6 +116,76 @@ import Testing
             ])
             #expect(unreachable.status != 0)
             #expect(unreachable.standardError.contains(address), "\(unreachable.standardError)")
+        }
+    }
+
+    /// Starts `eventbus up --backend` with receipt-reducer on `data`, its command socket in
+    /// `directory`, and waits for its ready line; the process and its stderr's path.
+    static func startUp(urls: [String], directory: String, data: String, run: Int) async throws -> (RunningProcess, String) {
+        let stderr = directory + "/up-\(run).stderr"
+        let up = try RunningProcess(BuildFolder.eventbus, [
+            "up", "--backend", urls.joined(separator: ","), "--pipeline", "receipt-reducer",
+            "--data-dir", data, "--command", "ipc://\(directory)/command.sock",
+        ], standardError: .file(stderr))
+        var patience = Patience(.seconds(60))
+        while !((try? String(contentsOfFile: stderr, encoding: .utf8)) ?? "").contains("eventbus ready") {
+            guard up.isRunning, patience.allowsAnotherLook() else {
+                _ = try? await up.kill()
+                throw TestFailure("eventbus up --backend not ready: \((try? String(contentsOfFile: stderr, encoding: .utf8)) ?? "")")
+            }
+            try await Task.sleep(for: .milliseconds(50))  // a poll interval
+        }
+        return (up, stderr)
+    }
+
+    /// The ids of the first `count` events of `out` but the channel.created passed on.
+    static func outputIDs(_ client: BusClient, count: Int, consumer name: String) async throws -> [String] {
+        let consumer = try await client.consume(name: name, start: .earliest, credit: 1_000, prefixes: ["out/"])
+        var ids: [String] = []
+        for try await delivery in consumer {
+            let id = try EventValidator.scanEnvelope(delivery.event).id
+            if id != "receipt-reducer:1:0" { ids.append(id) }
+            consumer.ack(delivery.seq)
+            if ids.count == count { break }
+        }
+        try await consumer.cancel()
+        return ids
+    }
+
+    /// The reducer stopped on one "machine" (data directory) resumes on another from the
+    /// snapshot it committed to the cluster's KV bucket, not from the start of `in`.
+    @Test(.timeLimit(.minutes(3))) func theReducerResumesOnAnotherMachineFromItsSnapshotInKV() async throws {
+        let test = try TestCluster(nodes: 1)
+        let directory = test.directory + "-move"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let events = Self.script(acks: 400)
+        let half = 230
+        let endpoint = "ipc://\(directory)/command.sock"
+
+        let (first, _) = try await Self.startUp(urls: test.urls, directory: directory, data: directory + "/machine-a", run: 1)
+        try await awaitingStop(first) {
+            let client = try BusClient(options: BusClientOptions(endpoint: endpoint, requestTimeout: .seconds(30)))
+            defer { client.close() }
+            _ = try await client.publish(Array(events[..<half]))
+            let expected = try Self.fold(Array(events[..<half])).ids
+            #expect(try await Self.outputIDs(client, count: expected.count, consumer: "check-a") == expected)
+        }
+
+        let (second, log) = try await Self.startUp(urls: test.urls, directory: directory, data: directory + "/machine-b", run: 2)
+        try await awaitingStop(second) {
+            let restored = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
+                .first { $0.contains("plugin state restored") }
+            let line = try #require(restored, "no state restored on the second machine")
+            #expect(!line.contains("bus.seq=0 "), "\(line)")
+            let client = try BusClient(options: BusClientOptions(endpoint: endpoint, requestTimeout: .seconds(30)))
+            defer { client.close() }
+            _ = try await client.publish(Array(events[half...]))
+            let (expected, reducer) = try Self.fold(events)
+            #expect(try await Self.outputIDs(client, count: expected.count, consumer: "check-b") == expected)
+            let answer = try await client.request(service: "receipts", method: "unread_counts", params: #"{"user_id":"u3"}"#)
+            let local = try reducer.query(method: "unread_counts", params: try JSONParser.parse(Array(#"{"user_id":"u3"}"#.utf8)))
+            #expect(try JSONParser.parse(answer) == JSONParser.parse(local))
         }
     }
 
