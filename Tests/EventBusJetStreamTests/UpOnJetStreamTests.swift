@@ -189,6 +189,79 @@ import Testing
         }
     }
 
+    /// The default pipeline (reducer and both privacy filters) on a three-node cluster:
+    /// the privacy contract of docs/privacy.md holds as on the embedded broker — bob's
+    /// hidden read withheld from `out` and audited on `diag`, counts and `views` of
+    /// `message_receipts` as each viewer may see them (PrivacyPipelineTests, on JetStream).
+    @Test(.timeLimit(.minutes(3))) func theDefaultPipelineWithholdsHiddenReceiptsOnThreeNodes() async throws {
+        let test = try TestCluster(nodes: 3)
+        let directory = test.directory + "-privacy"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cid = "messaging:general"
+        func ingress(_ n: Int, _ type: String, subject: String = cid, _ data: String) -> [UInt8] {
+            Array(#"{"specversion":"1.0","id":"p\#(n)","source":"/test","type":"\#(type)","subject":"\#(subject)","time":"2026-11-22T03:10:00.123Z","data":\#(data)}"#.utf8)
+        }
+        let events = [
+            ingress(1, "channel.created", #"{"cid":"\#(cid)","members":["ann","bob","cat"]}"#),
+            ingress(2, "message.new", #"{"cid":"\#(cid)","message":{"id":"m1","user_id":"ann","created_at":"2026-11-22T03:00:00.000Z"}}"#),
+            ingress(3, "message.new", #"{"cid":"\#(cid)","message":{"id":"m2","user_id":"ann","created_at":"2026-11-22T03:00:01.000Z"}}"#),
+            ingress(4, "user.updated", subject: "@bob", #"{"user":{"id":"bob","privacy_settings":{"read_receipts":{"enabled":false}}}}"#),
+            ingress(10, "message.read", #"{"cid":"\#(cid)","user_id":"bob","message_id":"m1"}"#),
+            ingress(11, "message.read", #"{"cid":"\#(cid)","user_id":"cat","message_id":"m1"}"#),
+            ingress(12, "message.delivered", #"{"cid":"\#(cid)","user_id":"bob","message_id":"m2"}"#),
+        ]
+        // As on the broker: the channel.created the reducer passes on is private to `out`'s store.
+        let filtered = [
+            "out/\(cid)/message.new", "out/\(cid)/message.new",
+            "out/@bob/notification.mark_read",
+            "out/\(cid)/message.read", "out/@cat/notification.mark_read",
+            "out/\(cid)/message.delivered",
+        ]
+        let stderr = directory + "/up.stderr"
+        let up = try RunningProcess(BuildFolder.eventbus, [
+            "up", "--backend", test.urls.joined(separator: ","),
+            "--data-dir", directory + "/data", "--command", "ipc://\(directory)/command.sock",
+        ], standardError: .file(stderr))
+        try await awaitingStop(up) {
+            var patience = Patience(.seconds(60))
+            while !((try? String(contentsOfFile: stderr, encoding: .utf8)) ?? "").contains("eventbus ready") {
+                guard up.isRunning, patience.allowsAnotherLook() else {
+                    throw TestFailure("not ready: \((try? String(contentsOfFile: stderr, encoding: .utf8)) ?? "")")
+                }
+                try await Task.sleep(for: .milliseconds(50))  // a poll interval
+            }
+            let client = try BusClient(options: BusClientOptions(endpoint: "ipc://\(directory)/command.sock", requestTimeout: .seconds(30)))
+            defer { client.close() }
+            _ = try await client.publish(events)
+            var topics: [String] = []
+            let out = try await client.consume(name: "check-out", start: .earliest, credit: 100, prefixes: ["out/"])
+            for try await delivery in out {
+                topics.append(delivery.topic)
+                out.ack(delivery.seq)
+                if topics.count == filtered.count { break }
+            }
+            #expect(topics == filtered)
+            let diag = try await client.consume(name: "check-diag", start: .earliest, credit: 100, prefixes: ["diag/"])
+            for try await delivery in diag {
+                let event = try JSONParser.parse(delivery.event)
+                if delivery.topic == "diag/\(cid)/receipt.suppressed" {
+                    #expect(event["data"]?["reason"]?.stringValue == "user_setting")
+                    #expect(event["data"]?["policy"]?.stringValue == "read-privacy")
+                    break
+                }
+            }
+            let receipts = try JSONParser.parse(try await client.request(
+                service: "receipts", method: "message_receipts", params: #"{"cid":"\#(cid)","message_id":"m1","viewer":"ann"}"#))
+            #expect(receipts["read_count"]?.int64Value == 1)
+            #expect(receipts["hidden_member_count"]?.int64Value == 1)
+            #expect(receipts["views"] == nil)
+            let own = try JSONParser.parse(try await client.request(
+                service: "receipts", method: "message_receipts", params: #"{"cid":"\#(cid)","message_id":"m1","viewer":"bob"}"#))
+            #expect(own["read_count"]?.int64Value == 2)
+        }
+    }
+
     /// Runs `body`, then stops `process` with SIGTERM whether `body` threw or not; a
     /// clean stop exits 0.
     func awaitingStop(_ process: RunningProcess, _ body: () async throws -> Void) async throws {
