@@ -194,7 +194,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "eventbus-bench",
-            dependencies: ["ZeroMQ", "EventBus"],
+            dependencies: ["ZeroMQ", "EventBus", "NATS"],
             path: "Benchmarks/EventBusBench",
             swiftSettings: strict
         ),

@@ -218,6 +218,36 @@ if [ "$REAL" = 1 ]; then
   rm -f $WORK/workload.ndjson
 fi
 
+# JetStream (issue 17, docs/scale-out.md): a local three-node cluster (`eventbus cluster up`),
+# JetStream alone (eventbus-bench jetstream, a libnats load generator) beside the bus through
+# an `eventbus gateway` on the same kind of R3 streams, once. JETSTREAM=0 skips it.
+if [ "${JETSTREAM:-1}" = 1 ] && [ "${ONLY:-}" != real ]; then
+  echo "jetstream: a three-node cluster, raw and through the gateway" >&2
+  if [ -z "${EVENTBUS_NATS_SERVER:-}" ]; then
+    EVENTBUS_NATS_SERVER="$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))')/nats-server"
+    [ -x "$EVENTBUS_NATS_SERVER" ] || EVENTBUS_NATS_SERVER=$(command -v nats-server)
+    export EVENTBUS_NATS_SERVER
+  fi
+  JS_COUNT=${JS_COUNT:-100000}
+  base=$(python3 -c 'import random; print(random.randrange(20000, 40000, 10))')
+  $BIN/eventbus cluster up --nodes 3 --data-dir $WORK/nats --base-port "$base" > $WORK/nats.urls 2>$WORK/nats.log &
+  CLUSTER=$!; pids+=($CLUSTER)
+  for _ in $(seq 600); do [ -s $WORK/nats.urls ] && break; sleep 0.1; done
+  [ -s $WORK/nats.urls ] || { echo "the cluster did not start:"; cat $WORK/nats.log; exit 1; }
+  URLS=$(head -1 $WORK/nats.urls)
+  line=$($BIN/eventbus-bench jetstream "$URLS" "$JS_COUNT" 2000)
+  echo "js_raw $(echo "$line" | grep -o ' events_per_s=[0-9]*' | cut -d= -f2)" >> $RESULTS
+  GATEWAY_EP=$(ep)
+  $BIN/eventbus gateway --backend "$URLS" --endpoint "$GATEWAY_EP" 2>$WORK/jsgw.log &
+  JSGW=$!; pids+=($JSGW)
+  for _ in $(seq 600); do grep -q "gateway serving" $WORK/jsgw.log 2>/dev/null && break; sleep 0.05; done
+  line=$($BIN/eventbus-bench throughput "$GATEWAY_EP" "$JS_COUNT" 100 16)
+  echo "js_bus $(echo "$line" | grep -o ' events_per_s=[0-9]*' | cut -d= -f2)" >> $RESULTS
+  kill $JSGW; wait $JSGW 2>/dev/null || true
+  kill $CLUSTER; wait $CLUSTER 2>/dev/null || true
+  rm -rf $WORK/nats
+fi
+
 if [ "$FSYNC_DELAY_US" -gt 0 ]; then
   echo "SLOW FSYNC: every fdatasync/fsync of the broker, eventbus up's plugins and redis-server sleeps" \
     "$FSYNC_DELAY_US us first (Benchmarks/slow_fsync.c); one fdatasync here: $FSYNC_PROBE; load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -268,5 +298,10 @@ print(f"{'gateway fan-out (default pipeline, message.new to one channel)':52} {'
 print(f"{'  bus out rate (durable consumer of out), same run':52} {m['gw_out_events_per_s']:12,.0f}")
 print(f"{'  pushed to every one of the websocket clients':52} {m['gw_gateway_events_per_s']:12,.0f}   ({m['gw_frames_per_s']:,.0f} frames/s)")
 print(f"{'restart to live (s) with this many events in the log':52} {m['restart_to_live_s']:12,.2f} {'<= 3':>12}   ({m['restart_events']:,.0f} events)")
+if "js_raw" in m:
+    print()
+    print(f"{'JetStream, three nodes, R3 streams (once)':52} {'events/s':>12} {'x raw JS':>8} {'goal':>8}")
+    print(f"{'  JetStream alone: publish + pull consume (libnats)':52} {m['js_raw']:12,.0f}")
+    print(f"{'  the bus: PUBS of 100 via eventbus gateway + consume':52} {m['js_bus']:12,.0f} {m['js_bus'] / m['js_raw']:8.3f} {'>= 0.5':>8}")
 PY
 if [ "$REAL" = 1 ]; then echo; cat $WORK/realistic.txt; fi

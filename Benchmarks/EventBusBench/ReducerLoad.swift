@@ -94,16 +94,23 @@ func reducer(endpoint: String, acks: Int, batch: Int, window: Int, rate: Int?) t
     Thread {
         var seen = 0, lastAck = 0
         while seen < acks, let message = try? consumer.receive() {
-            // EVTS: NAME, then one BATCH frame.
-            guard message.count == 4, message[1] == Array("EVTS".utf8) else { continue }
+            // EVTS: NAME, then one BATCH frame; or one EVT per event (NAME SEQ TOPIC EVENT)
+            // from a front without batched delivery (the JetStream gateway).
             let arrived = now()
             var lastSeq: UInt64 = 0
-            DeliveryBatch.decode(message[3]) { seq, _, event in
+            func arrivedOutput(_ seq: UInt64, _ event: UnsafeRawBufferPointer) {
                 lastSeq = seq
                 if let index = load.index(ofOutput: event), index < acks, arrivals[index] == 0 {
                     arrivals[index] = arrived
                     seen += 1
                 }
+            }
+            if message.count == 4, message[1] == Array("EVTS".utf8) {
+                DeliveryBatch.decode(message[3]) { seq, _, event in arrivedOutput(seq, event) }
+            } else if message.count == 6, message[1] == Array("EVT".utf8), let seq = UInt64(String(decoding: message[3], as: UTF8.self)) {
+                message[5].withUnsafeBytes { arrivedOutput(seq, $0) }
+            } else {
+                continue
             }
             if seen - lastAck >= 2_000 || seen == acks {
                 _ = try? consumer.send(frames("ACK", "a", [Array(consumerName.utf8), Array(String(lastSeq).utf8)]))

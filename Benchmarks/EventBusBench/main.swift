@@ -19,6 +19,9 @@
 //       setup then traffic; Workload.swift has the mix), the same for a seed.
 //   eventbus-bench drain COMMAND_EP [TIMEOUT_S]
 //       polls STATS until every durable consumer has caught up with the log.
+//   eventbus-bench jetstream NATS_URLS COUNT WINDOW
+//       JetStream alone (JetStreamRaw.swift): COUNT events published to a stream of
+//       its own and read back by a pull consumer; the yardstick of the bus on a cluster.
 import EventBus
 import Foundation
 import ZeroMQ
@@ -98,17 +101,27 @@ func throughput(endpoint: String, count: Int, batch: Int, window: Int, stage: St
     let consumerThread = Thread {
         // Reads each EVTS batch in place, keeping only its last SEQ, like the C
         // baselines that copy nothing: the driver should leave the CPU to the broker.
+        // One EVT per event from a front that offers no batched delivery (the JetStream gateway).
         var seen = 0
         var lastAck = 0
         var lastSeq: UInt64 = 0
+        var single = false
         while seen < count, let total = try? consumer.receive(visiting: { index, bytes in
+            if index == 1 { single = bytes.count == 3 }  // EVT, not EVTS
             guard index == 3 else { return }
-            DeliveryBatch.decode(bytes) { seq, _, _ in
+            if single {
+                var seq: UInt64 = 0
+                for byte in bytes { seq = seq * 10 + UInt64(byte &- 0x30) }
                 seen += 1
                 lastSeq = seq
+            } else {
+                DeliveryBatch.decode(bytes) { seq, _, _ in
+                    seen += 1
+                    lastSeq = seq
+                }
             }
         }) {
-            guard total == 4 else { continue }
+            guard total == 4 || total == 6 else { continue }
             if seen - lastAck >= 5_000 || seen >= count {
                 _ = try? consumer.send(frames("ACK", "a", [Array(consumerName.utf8), Array(String(lastSeq).utf8)]))
                 lastAck = seen
@@ -222,8 +235,11 @@ do {
         try drain(endpoint: arguments[2], timeout: arguments.count > 3 ? Double(arguments[3]) ?? 600 : 600)
     case "latency" where arguments.count >= 5:
         try latency(endpoint: arguments[2], rate: Int(arguments[3]) ?? 10_000, seconds: Double(arguments[4]) ?? 5)
+    case "jetstream" where arguments.count >= 5:
+        try jetStreamRaw(urls: arguments[2].split(separator: ",").map(String.init), count: Int(arguments[3]) ?? 100_000,
+                         window: Int(arguments[4]) ?? 1_000)
     default:
-        FileHandle.standardError.write(Data("usage: eventbus-bench throughput EP COUNT BATCH WINDOW [STAGE [PREFIX]] | latency EP RATE SECONDS | reducer EP ACKS BATCH WINDOW [RATE] | workload COUNT SEED FILE | drain EP [TIMEOUT_S]\n".utf8))
+        FileHandle.standardError.write(Data("usage: eventbus-bench throughput EP COUNT BATCH WINDOW [STAGE [PREFIX]] | latency EP RATE SECONDS | reducer EP ACKS BATCH WINDOW [RATE] | workload COUNT SEED FILE | drain EP [TIMEOUT_S] | jetstream URLS COUNT WINDOW\n".utf8))
         exit(2)
     }
 } catch {

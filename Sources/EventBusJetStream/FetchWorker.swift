@@ -1,4 +1,5 @@
 import Dispatch
+import EventBus
 import Foundation
 import NATS
 import Synchronization
@@ -107,9 +108,12 @@ final class FetchWorker: Sendable {
         } catch where error.isNotFound {
             existing = nil
         }
+        // JetStream stops delivering at `max_ack_pending` unacked messages (1,000 by default):
+        // raised to the most an EB1 CREDIT allows, so that the CREDIT alone bounds what a
+        // consumer has unacked, as on the broker.
         func config(_ start: DeliverStart) -> PullConsumerConfig {
             PullConsumerConfig(stream: setup.stream.name, durable: setup.durable, filterSubject: setup.stream.subject,
-                               ackWait: setup.ackWait, start: start)
+                               ackWait: setup.ackWait, start: start, maxAckPending: WireProtocol.maxCredit)
         }
         let first: UInt64
         switch setup.start {

@@ -88,6 +88,10 @@ final class GatewayCore {
             context = try Context()
             router = try Socket(context: context, type: .router)
             try router.setRouterMandatory(true)
+            // As the broker's --peer-hwm: a consumer's whole CREDIT of EVTs (65,536 at most)
+            // fits in its peer's queue; libzmq's default (1,000) made EVTs beyond it drop.
+            try router.setSendHighWaterMark(100_000)
+            try router.setReceiveHighWaterMark(100_000)
             try router.setMaxMessageSize(Int64(8 * 1024 * 1024))
             try router.setLinger(0)
             try router.bind(config.commandEndpoint)
