@@ -66,6 +66,44 @@ import Testing
         #expect(full["read_count"]?.int64Value == 4 && full["hidden_member_count"]?.int64Value == 0)
     }
 
+    @Test func receiptListsNeverNameAHiddenMemberNorCountThem() throws {
+        func names(_ d: inout FilterDriver, _ list: String, viewer: String = "ann", pageSize: Int = 50) throws -> [String] {
+            var result: [String] = []
+            var cursor: JSONValue = .null
+            for _ in 0..<10 {
+                var params: [(String, JSONValue)] = [("cid", .string(Self.cid)), ("message_id", .string("m1")), ("viewer", .string(viewer)),
+                                                     ("list", .string(list)), ("page_size", .number(String(pageSize)))]
+                if cursor != .null { params.append(("cursor", cursor)) }
+                let r = try d.query("message_receipts", params)
+                guard case .array(let members)? = r["members"] else { break }
+                result += members.compactMap { $0["user_id"]?.stringValue }
+                cursor = r["next_cursor"] ?? .null
+                if cursor == .null { break }
+            }
+            return result
+        }
+        var d = try Self.driver(Self.both)
+        // bob (read off) takes back his read: he is neither a reader nor unread to anyone but himself.
+        try d.send(.notificationMarkUnread(cid: Self.cid, userID: "bob", messageID: "m1"))
+        for pageSize in [1, 50] {
+            #expect(try names(&d, "read", pageSize: pageSize) == ["cat", "dan", "eve"])
+            #expect(try names(&d, "unread", pageSize: pageSize) == [])
+            #expect(try names(&d, "delivered", pageSize: pageSize) == ["bob", "dan", "eve"])  // cat's delivery hidden
+            #expect(try names(&d, "undelivered", pageSize: pageSize) == [])
+        }
+        let counts = try d.query("message_receipts", [("cid", .string(Self.cid)), ("message_id", .string("m1")), ("viewer", .string("ann")),
+                                                      ("list", .string("unread"))])
+        #expect(counts["unread_member_count"]?.int64Value == 0 && counts["hidden_member_count"]?.int64Value == 2)
+        // Each sees their own entry.
+        #expect(try names(&d, "unread", viewer: "bob") == ["bob"])
+        #expect(try names(&d, "delivered", viewer: "cat") == ["bob", "cat", "dan", "eve"])
+        // Without filters, everyone.
+        var plain = try Self.driver([])
+        try plain.send(.notificationMarkUnread(cid: Self.cid, userID: "bob", messageID: "m1"))
+        #expect(try names(&plain, "unread") == ["bob"])
+        #expect(try names(&plain, "delivered") == ["bob", "cat", "dan", "eve"])
+    }
+
     @Test func aCursorNeverNamesAHiddenReaderAndPagesSkipThem() throws {
         /// Pages of one reader: (reader, next cursor) for each page.
         func pages(_ d: inout FilterDriver) throws -> [(reader: String, next: JSONValue)] {

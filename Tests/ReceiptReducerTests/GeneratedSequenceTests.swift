@@ -114,6 +114,34 @@ import Testing
                     cursor = next
                     modelCursor = want?["next_cursor"] ?? .null
                 }
+                // One of the four lists, paged, each page compared (views included), then
+                // the pages together against the whole list in one page.
+                let list = ["read", "delivered", "unread", "undelivered"][rng.below(4)]
+                let viewer = rng.chance(50) ? "bob" : "ann"
+                let base: [(String, JSONValue)] = [
+                    ("cid", .string(channel.cid)), ("message_id", .string(messageID)), ("viewer", .string(viewer)),
+                    ("list", .string(list)),
+                ]
+                let (problem, whole, _) = run("message_receipts", obj(base + [("page_size", .number("100"))]))
+                if let problem { return problem }
+                var listCursor: JSONValue = .null
+                var concatenated: [JSONValue] = []
+                for page in 0...20 {
+                    var params = base + [("page_size", .number(String(pageSize)))]
+                    if listCursor != .null { params.append(("cursor", listCursor)) }
+                    let (problem, reply, _) = run("message_receipts", obj(params))
+                    if let problem { return "\(list) page \(page): \(problem)" }
+                    guard let reply else { break }  // an error both agree on (unknown message)
+                    guard case .array(let members)? = reply["members"] else { return "\(params): no members" }
+                    concatenated += members
+                    guard let next = reply["next_cursor"], next != .null else { break }
+                    if page == 20 { return "\(params): cursors do not end" }
+                    listCursor = next
+                }
+                if let whole, whole["members"] != .array(concatenated) {
+                    return "\(list) of \(messageID) in \(channel.cid) for \(viewer): pages of \(pageSize) concatenate to "
+                        + "\(concatenated), one page \(whole["members"] ?? .null)"
+                }
             }
         }
         return nil

@@ -31,6 +31,14 @@ import Testing
         #expect(Self.bytesPerMember <= 100, "\(Self.bytesPerMember) bytes per member")
     }
 
+    /// When the watermarks passed the messages: nothing for a member who moved
+    /// forward once, 80 bytes (and a table entry) for one with more to remember
+    /// (docs/events.md "Lists").
+    @Test func aWatermarkHistoryIsEightyBytes() {
+        #expect(MemoryLayout<Crossings>.stride == 40)
+        #expect(MemoryLayout<WatermarkHistory>.stride == 80)
+    }
+
     @Test func messageStateFitsTheBudget() {
         #expect(Self.bytesPerMessage <= 48, "\(Self.bytesPerMessage) bytes per message")
     }

@@ -25,6 +25,41 @@ struct ReferenceModel {
         var readMove: Int
         var muted = false
         var countUnread = CountPreference.all
+        /// The forward moves of each watermark still in effect, the last three (rule 13).
+        var readCrossings: [Crossing] = []
+        var deliveredCrossings: [Crossing] = []
+    }
+
+    /// A watermark's forward move still in effect: it passed the messages up to
+    /// `position` (after the previous crossing's) at `time`.
+    struct Crossing {
+        var position: Int
+        var time: String?
+    }
+
+    /// Rule 13: a watermark remembers its last three forward moves.
+    static let crossingsKept = 3
+
+    /// A move forward: one more crossing, the oldest forgotten past three.
+    static func forward(_ crossings: inout [Crossing], _ position: Int, _ time: String?) {
+        crossings.append(Crossing(position: position, time: time))
+        if crossings.count > crossingsKept { crossings.removeFirst() }
+    }
+
+    /// A move back to `position`: the crossings past it are forgotten, but
+    /// the messages up to it stay passed when the first of them passed them.
+    static func back(_ crossings: inout [Crossing], _ position: Int) {
+        let kept = crossings.filter { $0.position <= position }
+        if position >= 0, kept.last?.position != position, let first = crossings.first(where: { $0.position > position }) {
+            crossings = kept + [Crossing(position: position, time: first.time)]
+        } else {
+            crossings = kept
+        }
+    }
+
+    /// When a watermark passed the message at `position`: the first crossing at or after it.
+    static func passed(_ crossings: [Crossing], _ position: Int) -> String? {
+        crossings.first { $0.position >= position }?.time
     }
 
     struct Channel {
@@ -130,10 +165,12 @@ struct ReferenceModel {
             return
         }
         let latest = channels[c].messages.count - 1
+        let joined = latest >= 0 ? [Crossing(position: latest, time: time)] : []
         channels[c].members.append(
             Member(
                 user: user, read: latest, delivered: latest, readTime: latest >= 0 ? time : nil,
-                deliveredTime: latest >= 0 ? time : nil, isMember: true, readMove: nextMove()))
+                deliveredTime: latest >= 0 ? time : nil, isMember: true, readMove: nextMove(), readCrossings: joined,
+                deliveredCrossings: joined))
     }
 
     /// Numbers a read watermark move.
@@ -201,6 +238,8 @@ struct ReferenceModel {
                 channels[c].members[i].readTime = message.createdAt
                 channels[c].members[i].deliveredTime = message.createdAt
                 channels[c].members[i].readMove = nextMove()
+                Self.forward(&channels[c].members[i].readCrossings, p, message.createdAt)
+                Self.forward(&channels[c].members[i].deliveredCrossings, p, message.createdAt)
             }
             let data: JSONValue =
                 input.data
@@ -236,6 +275,7 @@ struct ReferenceModel {
             guard p > channels[c].members[i].delivered else { return [] }
             channels[c].members[i].delivered = p
             channels[c].members[i].deliveredTime = at ?? now
+            Self.forward(&channels[c].members[i].deliveredCrossings, p, at ?? now)
             return [
                 Self.output(
                     "out", "message.delivered", cid,
@@ -268,6 +308,7 @@ struct ReferenceModel {
             channels[c].members[i].read = p - 1
             channels[c].members[i].readTime = now
             channels[c].members[i].readMove = nextMove()
+            Self.back(&channels[c].members[i].readCrossings, p - 1)
             let ch = channels[c]
             let m = ch.members[i]
             return [
@@ -347,9 +388,11 @@ struct ReferenceModel {
         channels[c].members[i].read = p
         channels[c].members[i].readTime = time
         channels[c].members[i].readMove = nextMove()
+        Self.forward(&channels[c].members[i].readCrossings, p, time)
         if p > channels[c].members[i].delivered {
             channels[c].members[i].delivered = p
             channels[c].members[i].deliveredTime = time
+            Self.forward(&channels[c].members[i].deliveredCrossings, p, time)
         }
         return readOutputs(c, i)
     }
@@ -435,6 +478,12 @@ struct ReferenceModel {
                 guard let s = size.int64Value, (1...100).contains(s) else { return .failure(Failure(code: "bad_request")) }
                 pageSize = Int(s)
             }
+            if let list = params["list"] {
+                guard let name = list.stringValue, ["read", "delivered", "unread", "undelivered"].contains(name) else {
+                    return .failure(Failure(code: "bad_request"))
+                }
+                return receiptList(name, params, pageSize: pageSize, hide: hide)
+            }
             // The model's own cursor, `model <move> <last_read>` of the last reader returned.
             var after: (move: Int, time: String)?
             if let cursor = params["cursor"]?.stringValue {
@@ -475,5 +524,60 @@ struct ReferenceModel {
         default:
             return .failure(Failure(code: "bad_request"))
         }
+    }
+
+    /// `message_receipts` with a `list`: the same counts, then `members`, the
+    /// visible members of the list sorted by user id, after the cursor
+    /// (`u:<user_id>`), a page at a time, each with the time their watermark
+    /// passed the message (rule 13) for `read` and `delivered`.
+    func receiptList(_ name: String, _ params: JSONValue, pageSize: Int, hide: (String) -> (Bool, Bool))
+        -> Result<JSONValue, Failure>
+    {
+        func n(_ v: Int) -> JSONValue { .number(String(v)) }
+        func obj(_ m: [(String, JSONValue)]) -> JSONValue { .object(m.map { (key: $0.0, value: $0.1) }) }
+        var after: String?
+        if let cursor = params["cursor"], cursor != .null {
+            guard let text = cursor.stringValue, text.hasPrefix("u:"), text.count > 2 else {
+                return .failure(Failure(code: "bad_request"))
+            }
+            after = String(text.dropFirst(2))
+        }
+        guard let cid = params["cid"]?.stringValue, let messageID = params["message_id"]?.stringValue,
+            let c = channelIndex(cid)
+        else { return .failure(Failure(code: "not_found")) }
+        let ch = channels[c]
+        guard let p = ch.index(of: messageID) else { return .failure(Failure(code: "not_found")) }
+        let sender = ch.messages[p].sender
+        let others = ch.members.filter { $0.isMember && $0.user != sender }
+        let shownRead = others.filter { !hide($0.user).0 }
+        let shownDelivery = others.filter { !hide($0.user).1 }
+        let chosen: [Member]
+        switch name {
+        case "read": chosen = shownRead.filter { $0.read >= p }
+        case "unread": chosen = shownRead.filter { $0.read < p }
+        case "delivered": chosen = shownDelivery.filter { $0.delivered >= p }
+        default: chosen = shownDelivery.filter { $0.delivered < p }
+        }
+        let remaining = chosen.sorted { $0.user < $1.user }.filter { m in after.map { m.user > $0 } ?? true }
+        let page = Array(remaining.prefix(pageSize))
+        let next: JSONValue = remaining.count > pageSize ? .string("u:" + page[page.count - 1].user) : .null
+        let entries: [JSONValue] = page.map { m in
+            switch name {
+            case "read": obj([("user_id", .string(m.user)), ("read_at", Self.time(Self.passed(m.readCrossings, p)))])
+            case "delivered":
+                obj([("user_id", .string(m.user)), ("delivered_at", Self.time(Self.passed(m.deliveredCrossings, p)))])
+            default: obj([("user_id", .string(m.user))])
+            }
+        }
+        let readers = shownRead.filter { $0.read >= p }.count
+        let delivered = shownDelivery.filter { $0.delivered >= p }.count
+        return .success(
+            obj([
+                ("read_count", n(readers)), ("delivered_count", n(delivered)),
+                ("unread_member_count", n(shownRead.count - readers)),
+                ("undelivered_member_count", n(shownDelivery.count - delivered)),
+                ("hidden_member_count", n(others.filter { hide($0.user).0 || hide($0.user).1 }.count)),
+                ("members", .array(entries)), ("next_cursor", next),
+            ]))
     }
 }

@@ -299,7 +299,11 @@ extension ReceiptReducer {
         var position: Int32
         var viewer: String
         var pageSize: Int
+        /// The readers' cursor (no `list`).
         var cursor: ReaderCursor?
+        /// The list asked for, if any, and its cursor.
+        var list: ReceiptList?
+        var after: MemberCursor?
     }
 
     private func receiptsRequest(_ params: JSONValue) throws(QueryError) -> ReceiptsRequest {
@@ -313,24 +317,28 @@ extension ReceiptReducer {
             }
             pageSize = Int(size)
         }
+        let listText = try Self.string(params, "list", { ReceiptList(rawValue: $0) != nil },
+                                       "must be read, delivered, unread or undelivered")
+        let list = listText.flatMap { ReceiptList(rawValue: $0) }
         let cursorText = try Self.string(params, "cursor", { _ in true }, "")
-        let cursor: ReaderCursor?
+        var cursor: ReaderCursor?
+        var after: MemberCursor?
         if let cursorText {
-            guard let parsed = ReaderCursor(cursorText) else {
+            // A list pages by user id, the readers by recency: each takes only its own cursors.
+            if list == nil { cursor = ReaderCursor(cursorText) } else { after = MemberCursor(cursorText) }
+            guard cursor != nil || after != nil else {
                 throw .badRequest("params.cursor: not a cursor this service returned")
             }
-            cursor = parsed
-        } else {
-            cursor = nil
         }
         let channel = channels[ci]
         guard let position = channel.messageIndex.position(of: messageID, in: channel.messageIDs) else {
             throw .notFound("params.message_id: no message \(messageID) in \(channel.cid)")
         }
-        return ReceiptsRequest(ci: ci, position: position, viewer: viewer, pageSize: pageSize, cursor: cursor)
+        return ReceiptsRequest(
+            ci: ci, position: position, viewer: viewer, pageSize: pageSize, cursor: cursor, list: list, after: after)
     }
 
-    /// `message_receipts {cid, message_id, viewer, page_size?, cursor?}`:
+    /// `message_receipts {cid, message_id, viewer, list?, page_size?, cursor?}`:
     /// counts over the current members other than the sender, in O(log n) (a
     /// view takes out its hidden members in O(log h)); readers newest first —
     /// by the time their read watermark last moved (the `last_read` shown),
@@ -376,6 +384,18 @@ extension ReceiptReducer {
         writer.key("unread_member_count"); writer.int(others - hidden.read - visibleReadCount)
         writer.key("undelivered_member_count"); writer.int(others - hidden.delivery - visibleDeliveredCount)
         writer.key("hidden_member_count"); writer.int(hidden.any)
+        if let list = request.list {
+            let total =
+                switch list {
+                case .read: visibleReadCount
+                case .unread: others - hidden.read - visibleReadCount
+                case .delivered: visibleDeliveredCount
+                case .undelivered: others - hidden.delivery - visibleDeliveredCount
+                }
+            writeList(&writer, request, list, sender: sender, total: total, visibility)
+            writer.endObject()
+            return (writer.bytes, hidden.any)
+        }
         writer.key("readers")
         writer.beginArray()
         var nextCursor: String?
@@ -428,6 +448,81 @@ extension ReceiptReducer {
         writer.key("next_cursor"); writeOptional(&writer, nextCursor)
         writer.endObject()
         return (writer.bytes, hidden.any)
+    }
+
+    /// A `message_receipts` list: `members`, one page of the visible members
+    /// in `list` sorted by user id, from after the cursor's user id, then
+    /// `next_cursor` (`u:<user_id>` of the last one written, `null` after the
+    /// last page). `total` is how many the list holds for this view.
+    ///
+    /// The page walks the channel's ``MemberOrder`` from the cursor (a binary
+    /// search, O(log n)), passing over the members not in the list: O(log n +
+    /// w) for the w members walked, each checked in O(1) (O(1) more for the
+    /// time its watermark passed the message). Without a cursor the walk stops
+    /// once `total` are written. A view that hides the aspect from everyone but
+    /// the viewer looks at the viewer alone.
+    private func writeList(
+        _ writer: inout JSONWriter, _ request: ReceiptsRequest, _ list: ReceiptList, sender: UInt32, total: Int,
+        _ visibility: Visibility
+    ) {
+        let channel = channels[request.ci]
+        let position = request.position
+        func hides(_ user: UInt32) -> Bool {
+            list.isRead ? visibility.hidesRead(user, userFlags) : visibility.hidesDelivery(user, userFlags)
+        }
+        func listed(_ slot: Int32) -> Bool {
+            let record = channel.members[Int(slot)]
+            let watermark = list.isRead ? record.readPosition : record.deliveredPosition
+            return record.user != sender && (watermark >= position) == list.passed && !hides(record.user)
+        }
+        func write(_ slot: Int32) {
+            let record = channel.members[Int(slot)]
+            writer.beginObject()
+            writer.key("user_id"); writer.string(users[Int(record.user)])
+            if let key = list.timeKey {
+                writer.key(key)
+                writeOptional(&writer, channel.passed(position, slot: slot, read: list.isRead).flatMap { times.decode($0) })
+            }
+            writer.endObject()
+        }
+        writer.key("members")
+        writer.beginArray()
+        var nextCursor: String?
+        if (list.isRead ? visibility.read : visibility.delivery) == .all {
+            // Only the viewer's own entry shows: one at most, no next page.
+            if let viewer = visibility.viewer, let slot = channel.currentSlot(of: viewer), listed(slot),
+                request.after.map({ users[Int(viewer)] > $0.userID }) ?? true
+            {
+                write(slot)
+            }
+        } else {
+            let order = channel.memberOrder
+            var index = request.after.map { order.bound($0.userID, strict: true, users) } ?? order.startIndex
+            // Without a cursor every visible member of the list is ahead, and their number is known.
+            let known: Int? = request.after == nil ? total : nil
+            var written = 0
+            var last: UInt32?
+            while written < known ?? .max, let user = order.member(at: index) {
+                // The order holds current members only, and every current member has a slot.
+                let slot = channel.slots[user]!
+                if listed(slot) {
+                    if written == request.pageSize {
+                        nextCursor = last.map { MemberCursor(userID: users[Int($0)]).text }
+                        break
+                    }
+                    write(slot)
+                    written += 1
+                    last = user
+                    if written == request.pageSize, let known, known > written {
+                        nextCursor = MemberCursor(userID: users[Int(user)]).text
+                        break
+                    }
+                }
+                index = order.index(after: index)
+            }
+        }
+        writer.endArray()
+        writer.key("next_cursor"); writeOptional(&writer, nextCursor)
     }
 
     private func writeReader(_ writer: inout JSONWriter, _ channel: ChannelState, _ record: MemberState) {

@@ -22,11 +22,16 @@ import EventBusCore
 /// settings: the number of records with a setting other than the default,
 /// then for each, by slot, the slot and a byte (bit 0 muted, bits 1–2 the
 /// count preference: 0 all, 1 mentions, 2 off). Versions 1–3 load with no
-/// mentions and default settings. Only the primary state is
-/// stored; the count structures are rebuilt on load in O(n log n).
+/// mentions and default settings. Version 5 appends, per channel in order,
+/// when the watermarks passed the messages (``WatermarkHistory``): the number
+/// of records with a history of their own, then for each, by slot, the slot,
+/// then the read and the delivered crossings, each a count and that many
+/// (position, time) pairs, oldest first. Versions 1–4 load with none: each
+/// watermark passed everything up to it at its last move. Only the primary
+/// state is stored; the count structures are rebuilt on load in O(n log n).
 extension ReceiptReducer {
     static let snapshotMagic: [UInt8] = [0x52, 0x52, 0x53]  // "RRS"
-    static let snapshotVersion: UInt8 = 4
+    static let snapshotVersion: UInt8 = 5
 
     /// Encodes the whole state.
     public func encodeSnapshot() -> [UInt8] {
@@ -81,6 +86,19 @@ extension ReceiptReducer {
                 w.bytes.append(Self.settingsByte(channel.members[slot]))
             }
         }
+        for channel in channels {
+            w.uint(UInt64(channel.histories.count))
+            for (slot, history) in channel.histories.sorted(by: { $0.key < $1.key }) {
+                w.uint(UInt64(slot))
+                for crossings in [history.read, history.delivered] {
+                    w.uint(UInt64(crossings.count))
+                    for entry in crossings.entries {
+                        w.uint(UInt64(entry.position))
+                        w.int(entry.time)
+                    }
+                }
+            }
+        }
         return w.bytes
     }
 
@@ -126,6 +144,7 @@ extension ReceiptReducer {
             try decodeMentions(&r)
             try decodeMemberSettings(&r)
         }
+        if version >= 5 { try decodeHistories(&r) }
         guard r.isAtEnd else { throw SnapshotError("trailing bytes at \(r.offset)") }
     }
 
@@ -186,6 +205,52 @@ extension ReceiptReducer {
                 channels[ci].members[Int(slot)].countUnread = [CountPreference.all, .mentions, .off][Int(byte >> 1)]
             }
         }
+    }
+
+    /// Reads when the watermarks passed the messages (version 5).
+    private mutating func decodeHistories(_ r: inout SnapshotReader) throws(SnapshotError) {
+        for ci in channels.indices {
+            let cid = channels[ci].cid
+            var previous = -1
+            for _ in 0..<(try r.count("histories")) {
+                let slot = try r.uint()
+                guard slot < UInt64(channels[ci].members.count), Int(slot) > previous else {
+                    throw SnapshotError("\(cid): bad history slot \(slot)")
+                }
+                previous = Int(slot)
+                let record = channels[ci].members[Int(slot)]
+                let read = try Self.decodeCrossings(&r, cid, watermark: record.readPosition)
+                let delivered = try Self.decodeCrossings(&r, cid, watermark: record.deliveredPosition)
+                let history = WatermarkHistory(read: read, delivered: delivered)
+                guard history != WatermarkHistory(implied: record) else {
+                    throw SnapshotError("\(cid): a history the record implies at slot \(slot)")
+                }
+                channels[ci].histories[Int32(slot)] = history
+            }
+        }
+    }
+
+    /// One watermark's crossings: positions increasing, the last at `watermark`, none for -1.
+    private static func decodeCrossings(_ r: inout SnapshotReader, _ cid: String, watermark: Int32)
+        throws(SnapshotError) -> Crossings
+    {
+        let count = try r.count("crossings")
+        guard count <= Crossings.capacity else { throw SnapshotError("\(cid): \(count) crossings") }
+        var crossings = Crossings()
+        var previous: Int64 = -1
+        for _ in 0..<count {
+            let position = try r.uint()
+            let time = try r.int()
+            guard Int64(position) > previous, position <= UInt64(max(watermark, 0)) else {
+                throw SnapshotError("\(cid): bad crossing at \(position)")
+            }
+            previous = Int64(position)
+            crossings.append(Int32(position), time)
+        }
+        guard (count == 0) == (watermark < 0), count == 0 || previous == Int64(watermark) else {
+            throw SnapshotError("\(cid): crossings that end off the watermark")
+        }
+        return crossings
     }
 
     /// Reads the mentions (version 4) and rebuilds each channel's mention index.

@@ -42,6 +42,12 @@ import EventBusCore
 ///   sending a message, joining), equal times by the order the reducer applied
 ///   those moves, later first (a per-channel read stamp). The cursor names the
 ///   last reader returned by (time, stamp).
+/// - `message_receipts` with a `list` (`read`, `delivered`, `unread`,
+///   `undelivered`) pages through those members by user id (cursor
+///   `u:<user_id>`, as `channel_state`), each reader or recipient with the
+///   time their watermark passed the message: the first of its last three
+///   moves forward to reach the message (``Crossings``), kept only for the
+///   members with more to remember than their last move.
 /// - `channel_state` is paged so that a reply fits the PUB batch limit for any
 ///   channel size: `page_size` 1–1000 (default 1000) members sorted by user id,
 ///   from after `cursor`; the opaque cursor is `u:<user_id>` of the last member

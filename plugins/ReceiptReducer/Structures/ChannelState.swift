@@ -7,7 +7,9 @@
 ///   members by read and by delivered position (element `p + 1` for position
 ///   `p`, element 0 for "none"), the readers' order by recency (``ReaderList``,
 ///   for `message_receipts` pages) and the members' order by user id
-///   (``MemberOrder``, for `channel_state` pages).
+///   (``MemberOrder``, for `channel_state` pages and `message_receipts` lists),
+///   and when each watermark passed each message (``WatermarkHistory``, for the
+///   records that need one).
 struct ChannelState: Sendable {
     /// Flag bits in ``messageInfo``; the low 29 bits are the sender.
     static let systemBit: UInt32 = 1 << 29
@@ -54,6 +56,11 @@ struct ChannelState: Sendable {
     var hiddenDeliveries: [Int32] = []
     /// Current members with read or delivery receipts off.
     var hiddenMembers = 0
+    /// Slot → when each watermark passed each message, for the records whose
+    /// crossings are not just their watermarks' last moves (a second move
+    /// forward, or a mark unread): a record without an entry has
+    /// ``WatermarkHistory/init(implied:)``. Members who moved once pay nothing.
+    var histories: [Int32: WatermarkHistory] = [:]
 
     init(cid: String) {
         self.cid = cid
@@ -251,10 +258,37 @@ struct ChannelState: Sendable {
         return true
     }
 
+    /// The crossings of the record in `slot`.
+    func history(_ slot: Int32) -> WatermarkHistory {
+        histories[slot] ?? WatermarkHistory(implied: members[Int(slot)])
+    }
+
+    /// Keeps `history` for `slot`, or no entry if the record implies it.
+    private mutating func store(_ history: WatermarkHistory, slot: Int32) {
+        histories[slot] = history == WatermarkHistory(implied: members[Int(slot)]) ? nil : history
+    }
+
+    /// The time the read (`read`) or delivered watermark of the record in
+    /// `slot` passed the message at `position`, `nil` if it has not.
+    func passed(_ position: Int32, slot: Int32, read: Bool) -> Int64? {
+        let record = members[Int(slot)]
+        guard let history = histories[slot] else {
+            if read { return record.readPosition >= position ? record.readTime : nil }
+            return record.deliveredPosition >= position ? record.deliveredTime : nil
+        }
+        return (read ? history.read : history.delivered).time(passing: position)
+    }
+
     /// Sets a current member's read watermark (either direction) with the
     /// next read stamp, and moves them to their new place by read recency.
     mutating func setRead(slot: Int32, to position: Int32, time: Int64, flags: PrivacyFlags) {
         let old = members[Int(slot)]
+        var history = history(slot)
+        if position > old.readPosition {
+            history.read.append(position, time)
+        } else {
+            history.read.pullBack(to: position)
+        }
         if old.isMember {
             if old.readPosition != position {
                 if flags.contains(.readOff) {
@@ -271,11 +305,14 @@ struct ChannelState: Sendable {
         members[Int(slot)].readStamp = nextReadStamp
         nextReadStamp += 1
         if old.isMember { readers.insert(slot, members) }
+        store(history, slot: slot)
     }
 
     /// Sets a current member's delivered watermark.
     mutating func setDelivered(slot: Int32, to position: Int32, time: Int64, flags: PrivacyFlags) {
         let old = members[Int(slot)]
+        var history = history(slot)
+        if position > old.deliveredPosition { history.delivered.append(position, time) }
         if old.isMember && old.deliveredPosition != position {
             if flags.contains(.deliveryOff) {
                 Self.update(&hiddenDeliveries, old.deliveredPosition, -1)
@@ -286,6 +323,7 @@ struct ChannelState: Sendable {
         }
         members[Int(slot)].deliveredPosition = position
         members[Int(slot)].deliveredTime = time
+        store(history, slot: slot)
     }
 
     /// The slot of `user` if they are a member now.
