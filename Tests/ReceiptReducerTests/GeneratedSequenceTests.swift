@@ -96,6 +96,13 @@ import Testing
             if let problem = run("unread_counts", obj([("user_id", .string(user))])).0 { return problem }
         }
         for channel in model.channels {
+            for parentID in channel.messages.map(\.id) + ["m-unknown"] {
+                let viewer = rng.chance(50) ? "bob" : "ann"
+                let params = obj([("cid", .string(channel.cid)), ("parent_id", .string(parentID)), ("viewer", .string(viewer))])
+                if let problem = run("thread_state", params).0 { return problem }
+            }
+        }
+        for channel in model.channels {
             for messageID in channel.messages.map(\.id) + ["m-unknown"] {
                 // Page through, each side with its own cursor; the pages must agree.
                 let pageSize = 1 + rng.below(4)

@@ -39,6 +39,7 @@ import Testing
         for id in ["m1", "m2"] {
             w.string(id)
             w.uint(0)  // sender ann, regular
+            if version >= 5 { w.uint(0) }  // not a reply
         }
         w.uint(UInt64(records.count))
         for record in records {

@@ -39,9 +39,22 @@ extension ReceiptReducer {
             return QueryAnswer(result: try unreadCounts(params), views: nil)
         case "message_receipts":
             let request = try receiptsRequest(params)
+            if let t = channels[request.ci].thread(ofReply: request.position) {
+                return withViews(request.ci, request.viewer) { visibility in threadReceipts(request, t, visibility) }
+            }
             return withViews(request.ci, request.viewer) { visibility in messageReceipts(request, visibility) }
+        case "thread_state":
+            let ci = try channel(params)
+            let parentID = try Self.required(params, "parent_id", Identifier.isValidMessageID, Self.idRule)
+            let viewer = try Self.required(params, "viewer", Identifier.isValidUserID, Self.userRule)
+            let channel = channels[ci]
+            guard let parent = channel.messageIndex.position(of: parentID, in: channel.messageIDs),
+                let t = channel.thread(ofParent: parent)
+            else { throw .notFound("params.parent_id: no thread of \(parentID) in \(channel.cid)") }
+            return withViews(ci, viewer) { visibility in threadState(ci, t, visibility) }
         default:
-            throw .badRequest("method: unknown method \"\(method)\"; expected channel_state, unread_counts or message_receipts")
+            throw .badRequest(
+                "method: unknown method \"\(method)\"; expected channel_state, unread_counts, message_receipts or thread_state")
         }
     }
 
@@ -128,7 +141,7 @@ extension ReceiptReducer {
 
     // MARK: Params
 
-    private static func string(
+    static func string(
         _ params: JSONValue, _ name: String, _ isValid: (String) -> Bool, _ rule: String
     ) throws(QueryError) -> String? {
         guard let value = params[name], value != .null else { return nil }
@@ -137,7 +150,7 @@ extension ReceiptReducer {
         return text
     }
 
-    private static func required(
+    static func required(
         _ params: JSONValue, _ name: String, _ isValid: (String) -> Bool, _ rule: String
     ) throws(QueryError) -> String {
         guard let text = try string(params, name, isValid, rule) else { throw .badRequest("params.\(name): required") }
@@ -145,10 +158,10 @@ extension ReceiptReducer {
     }
 
     private static let cidRule = "must be TYPE:ID, TYPE [a-z0-9_-]{1,64}, ID [A-Za-z0-9_!.@-]{1,128}"
-    private static let idRule = "must match [A-Za-z0-9_!.@-]{1,128}"
-    private static let userRule = "must match [A-Za-z0-9_!.@-]{1,128} and not start with @"
+    static let idRule = "must match [A-Za-z0-9_!.@-]{1,128}"
+    static let userRule = "must match [A-Za-z0-9_!.@-]{1,128} and not start with @"
 
-    private func channel(_ params: JSONValue) throws(QueryError) -> Int {
+    func channel(_ params: JSONValue) throws(QueryError) -> Int {
         let cid = try Self.required(params, "cid", Identifier.isValidCID, Self.cidRule)
         guard let ci = channelIndex[cid] else { throw .notFound("params.cid: no channel \(cid)") }
         return Int(ci)
@@ -251,8 +264,11 @@ extension ReceiptReducer {
     /// An unknown user has no unread (zeros, no channels).
     private func unreadCounts(_ params: JSONValue) throws(QueryError) -> [UInt8] {
         let userID = try Self.required(params, "user_id", Identifier.isValidUserID, Self.userRule)
-        var rows: [(cid: String, unread: Int, mentions: Int, muted: Bool, countUnread: String, lastRead: String?, first: String)] = []
+        var rows: [(cid: String, unread: Int, mentions: Int, muted: Bool, countUnread: String, lastRead: String?, first: String?,
+                    threads: [String]?)] = []
         var totals = UnreadTotals()
+        // Thread fields only for a user who takes part in a thread of one of their channels.
+        var threadTotal: Int?
         if let user = userIndex[userID] {
             totals = self.totals(user)
             for ci in userChannels[Int(user)] {
@@ -260,12 +276,16 @@ extension ReceiptReducer {
                 // userChannels lists only channels where the user has a slot.
                 let record = channel.members[Int(channel.slots[user]!)]
                 let unread = channel.unread(after: record.readPosition, user: user)
-                guard unread > 0, let first = channel.firstUnread(after: record.readPosition, user: user) else {
-                    continue
-                }
+                let takesPart = channel.participation[user] != nil
+                let threads = takesPart ? unreadThreads(Int(ci), user) : []
+                if takesPart { threadTotal = (threadTotal ?? 0) + threads.count }
+                guard unread > 0 || !threads.isEmpty else { continue }
+                let first = unread > 0 ? channel.firstUnread(after: record.readPosition, user: user) : nil
                 rows.append((
                     channel.cid, unread, channel.unreadMentions(after: record.readPosition, user: user),
-                    record.muted, record.countUnread.rawValue, times.decode(record.readTime), channel.messageIDs[Int(first)]
+                    record.muted, record.countUnread.rawValue, times.decode(record.readTime),
+                    first.map { channel.messageIDs[Int($0)] },
+                    takesPart ? threads.map { channel.messageIDs[Int(channel.threads[$0].parent)] } : nil
                 ))
             }
         }
@@ -275,6 +295,7 @@ extension ReceiptReducer {
         writer.key("total_unread_count"); writer.int(totals.total)
         writer.key("unread_channels"); writer.int(totals.channels)
         writer.key("total_unread_mentions"); writer.int(totals.mentions)
+        if let threadTotal { writer.key("unread_threads"); writer.int(threadTotal) }
         writer.key("channels")
         writer.beginArray()
         for row in rows {
@@ -285,7 +306,14 @@ extension ReceiptReducer {
             writer.key("muted"); writer.bool(row.muted)
             writer.key("count_unread"); writer.string(row.countUnread)
             writer.key("last_read"); writeOptional(&writer, row.lastRead)
-            writer.key("first_unread_message_id"); writer.string(row.first)
+            writer.key("first_unread_message_id"); writeOptional(&writer, row.first)
+            if let threads = row.threads {
+                writer.key("unread_threads"); writer.int(threads.count)
+                writer.key("unread_thread_parent_ids")
+                writer.beginArray()
+                for id in threads { writer.string(id) }
+                writer.endArray()
+            }
             writer.endObject()
         }
         writer.endArray()
@@ -461,7 +489,7 @@ extension ReceiptReducer {
     /// time its watermark passed the message). Without a cursor the walk stops
     /// once `total` are written. A view that hides the aspect from everyone but
     /// the viewer looks at the viewer alone.
-    private func writeList(
+    func writeList(
         _ writer: inout JSONWriter, _ request: ReceiptsRequest, _ list: ReceiptList, sender: UInt32, total: Int,
         _ visibility: Visibility
     ) {
@@ -525,7 +553,7 @@ extension ReceiptReducer {
         writer.key("next_cursor"); writeOptional(&writer, nextCursor)
     }
 
-    private func writeReader(_ writer: inout JSONWriter, _ channel: ChannelState, _ record: MemberState) {
+    func writeReader(_ writer: inout JSONWriter, _ channel: ChannelState, _ record: MemberState) {
         writer.beginObject()
         writer.key("user_id"); writer.string(users[Int(record.user)])
         writer.key("last_read"); writeOptional(&writer, times.decode(record.readTime))

@@ -66,8 +66,19 @@ struct ChannelState: Sendable {
         self.cid = cid
     }
 
-    /// The last message's position, -1 when there is none.
-    var latest: Int32 { Int32(messageIDs.count) - 1 }
+    /// The last channel message's position (a thread reply not shown in the
+    /// channel is not one), -1 when there is none.
+    var latest: Int32 = -1
+    /// The channel's threads, in the order of their first replies.
+    var threads: [ThreadState] = []
+    /// Parent position → index in ``threads``.
+    var threadOfParent: [Int32: Int32] = [:]
+    /// Reply position → index in ``threads``.
+    var threadOfReply: [Int32: Int32] = [:]
+    /// The replies not shown in the channel: they never count in it.
+    var threadOnly: Set<Int32> = []
+    /// User → the threads they take part in (indices in ``threads``).
+    var participation: [UInt32: [Int32]] = [:]
 
     /// Whether the message at `position` counts as unread for others.
     static func isCountable(_ info: UInt32) -> Bool {
@@ -144,11 +155,25 @@ struct ChannelState: Sendable {
 
     // MARK: Changes
 
+    /// Whether the message at `position` is in the channel (not a thread reply the channel does not show).
+    func inChannel(_ position: Int32) -> Bool {
+        threadOnly.isEmpty || !threadOnly.contains(position)
+    }
+
+    /// The last channel message before `position`, -1 if none: thread replies
+    /// the channel does not show are passed over, O(those replies).
+    func channelMessage(before position: Int32) -> Int32 {
+        var p = position - 1
+        while p >= 0 && !inChannel(p) { p -= 1 }
+        return p
+    }
+
     /// Appends a message and returns its position. `mentioned` lists each
-    /// mentioned user once, never the sender.
-    mutating func appendMessage(id: String, sender: UInt32, system: Bool, silent: Bool, mentioned: [UInt32] = [])
-        -> Int32
-    {
+    /// mentioned user once, never the sender. A message not `inChannel` (a
+    /// thread reply the channel does not show) never counts in the channel.
+    mutating func appendMessage(
+        id: String, sender: UInt32, system: Bool, silent: Bool, mentioned: [UInt32] = [], inChannel: Bool = true
+    ) -> Int32 {
         let position = Int32(messageIDs.count)
         var info = sender
         if system { info |= Self.systemBit }
@@ -156,7 +181,8 @@ struct ChannelState: Sendable {
         messageIDs.append(id)
         messageInfo.append(info)
         messageIndex.insert(position, in: messageIDs)
-        let counts = Self.isCountable(info)
+        if inChannel { latest = position } else { threadOnly.insert(position) }
+        let counts = Self.isCountable(info) && inChannel
         countable.append(counts ? 1 : 0)
         if counts { ownCountable[sender, default: []].append(position) }
         if !mentioned.isEmpty {
@@ -175,7 +201,7 @@ struct ChannelState: Sendable {
         let info = messageInfo[Int(position)]
         guard info & Self.deletedBit == 0 else { return false }
         messageInfo[Int(position)] = info | Self.deletedBit
-        if Self.isCountable(info) {
+        if Self.isCountable(info) && inChannel(position) {
             countable.add(Int(position), -1)
             let sender = info & Self.senderMask
             let i = Self.lowerBound(ownCountable[sender] ?? [], position)
