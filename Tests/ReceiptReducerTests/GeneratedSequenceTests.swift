@@ -209,7 +209,8 @@ import Testing
 
 extension GeneratedSequenceTests {
     /// Guards the property test against a degenerate generator: across 200
-    /// sequences every output type and every rejection reason occurs.
+    /// sequences every output type and every rejection reason occurs, and
+    /// every thread event.
     @Test func generatorExercisesEveryOutcome() {
         var seen: Set<String> = []
         for seed in UInt64(0)..<200 {
@@ -218,6 +219,7 @@ extension GeneratedSequenceTests {
             for _ in 0..<150 {
                 for output in reducer.apply(generator.next()) {
                     seen.insert(output.type)
+                    if output.type != "message.new", output.json["parent_id"] != nil { seen.insert("thread " + output.type) }
                     if output.type == "receipt.rejected", let data = try? JSONParser.parse(output.data),
                         let reason = data["reason"]?.stringValue
                     {
@@ -229,7 +231,8 @@ extension GeneratedSequenceTests {
         let expected: Set<String> = [
             "message.new", "message.deleted", "message.delivered", "message.read", "notification.mark_read",
             "notification.mark_unread", "notification.mark_all_read", "receipt.rejected", "unknown_channel", "not_member", "unknown_message",
-            "own_message",
+            "own_message", "thread message.read", "thread message.delivered", "thread notification.mark_read",
+            "thread notification.mark_unread",
         ]
         #expect(expected.subtracting(seen).isEmpty, "never produced: \(expected.subtracting(seen).sorted())")
     }
