@@ -39,6 +39,13 @@ import Testing
         #expect(MemoryLayout<WatermarkHistory>.stride == 80)
     }
 
+    /// Thread state exists only for threads: nothing in the per-member or
+    /// per-message records, 120 bytes a participant (docs/events.md "thread_state").
+    @Test func threadsAddNothingToMembersOrMessages() {
+        #expect(MemoryLayout<MemberState>.stride == 40)
+        #expect(MemoryLayout<ThreadMember>.stride == 120)
+    }
+
     @Test func messageStateFitsTheBudget() {
         #expect(Self.bytesPerMessage <= 48, "\(Self.bytesPerMessage) bytes per message")
     }
