@@ -104,6 +104,37 @@ import Testing
         #expect(try names(&plain, "delivered") == ["bob", "cat", "dan", "eve"])
     }
 
+    @Test func threadRepliesAndThreadStateHideAParticipantAsTheChannelDoes() throws {
+        var d = try Self.driver(Self.both)
+        // m1's thread: ann (author), bob (read off) who replies, cat (delivery off) mentioned, dan replies.
+        try d.send(.messageNew(cid: Self.cid, message: NewMessage(
+            id: "r1", userID: "bob", createdAt: "2026-11-22T03:01:00.000Z", mentionedUsers: ["cat"], parentID: "m1")))
+        try d.send(.messageNew(cid: Self.cid, message: NewMessage(
+            id: "r2", userID: "dan", createdAt: "2026-11-22T03:02:00.000Z", parentID: "m1")))
+        try d.send(.messageRead(cid: Self.cid, userID: "cat", messageID: "r2", readAt: nil))
+        let base: [(String, JSONValue)] = [("cid", .string(Self.cid)), ("message_id", .string("r1")), ("viewer", .string("ann"))]
+        let receipts = try d.query("message_receipts", base)
+        // Over the participants but bob, the sender: ann (the viewer, no reply read), cat and dan.
+        #expect(receipts["read_count"]?.int64Value == 2)  // cat, dan; bob sent it
+        #expect(receipts["delivered_count"]?.int64Value == 1)  // dan; cat's delivery hidden
+        #expect(receipts["hidden_member_count"]?.int64Value == 1)
+        let read = try d.query("message_receipts", base + [("list", .string("read"))])
+        guard case .array(let readers)? = read["members"] else { Issue.record("no members"); return }
+        #expect(readers.compactMap { $0["user_id"]?.stringValue } == ["cat", "dan"])
+        let state = try d.query("thread_state", [("cid", .string(Self.cid)), ("parent_id", .string("m1")), ("viewer", .string("ann"))])
+        func participant(_ user: String) -> JSONValue? {
+            guard case .array(let all)? = state["participants"] else { return nil }
+            return all.first { $0["user_id"]?.stringValue == user }
+        }
+        #expect(participant("bob")?["last_read"] == nil && participant("bob")?["last_delivered_at"] != nil)
+        #expect(participant("cat")?["last_delivered_at"] == nil && participant("cat")?["last_read"] != nil)
+        #expect(state["hidden_member_count"]?.int64Value == 2)
+        // bob's thread read is held back from the channel like any read of his.
+        let held = try d.send(.messageRead(cid: Self.cid, userID: "bob", messageID: "r2", readAt: nil))
+        #expect(!held.contains { $0.topic.hasSuffix("/message.read") })
+        #expect(held.contains { $0.topic.hasSuffix("/notification.mark_read") })
+    }
+
     @Test func aCursorNeverNamesAHiddenReaderAndPagesSkipThem() throws {
         /// Pages of one reader: (reader, next cursor) for each page.
         func pages(_ d: inout FilterDriver) throws -> [(reader: String, next: JSONValue)] {

@@ -75,6 +75,9 @@ import Testing
         // Reading again passes m2 anew.
         s.read(cid, "bob", "m2", at: Self.at(500))
         #expect(try entries(list(s, "read", "m2")) == ["bob": .string(Self.at(500))])
+        // The move back kept one crossing for m1, not two: a third move forward still remembers 100.
+        s.read(cid, "bob", "m3", at: Self.at(600))
+        #expect(try entries(list(s, "read", "m1")) == ["bob": .string(Self.at(100))])
         // Marking the first message unread leaves nothing passed.
         s.markUnread(cid, "bob", "m1")
         #expect(try entries(list(s, "read", "m1")) == [:])

@@ -3,7 +3,8 @@
 extension ChannelState {
     /// The thread `position` belongs to as a reply, if it is one.
     func thread(ofReply position: Int32) -> Int? {
-        threadOfReply[position].map { Int($0) }
+        // Most channels have no thread: no hashing on their acks.
+        threadOfReply.isEmpty ? nil : threadOfReply[position].map { Int($0) }
     }
 
     /// The thread whose parent is `position`, if it has replies.
