@@ -4,7 +4,8 @@ import Testing
 
 /// Paging through a `message_receipts` list while events keep arriving between
 /// pages, on generated sequences, checked against the reference model at each
-/// page: every entry is in the list then, with the time the model gives; user
+/// page, for channel messages and thread replies alike: every entry is in the
+/// list then, with the time the model gives; user
 /// ids only increase from page to page, so nobody is listed twice; and everyone
 /// in the list at every page is listed.
 @Suite struct ReceiptListPagingTests {
@@ -25,18 +26,16 @@ import Testing
         let cid = candidates[rng.below(candidates.count)].cid
         let c = model.channelIndex(cid)!
         let messages = model.channels[c].messages
-        // A channel message: a reply's receipts count its thread (ThreadTests).
-        let channelMessages = messages.indices.filter { messages[$0].parent == nil }
-        let position = channelMessages[rng.below(channelMessages.count)]
+        // Any message: a reply's list is over its thread's participants.
+        let position = rng.below(messages.count)
         let messageID = messages[position].id
-        let sender = messages[position].sender
         let list = ReceiptList.allCases[rng.below(4)]
         let pageSize = 1 + rng.below(3)
 
         /// The model's list now: user → the entry's time (`.null` for the lists without one).
         func members() -> [String: JSONValue] {
             var result: [String: JSONValue] = [:]
-            for m in model.channels[c].members where m.isMember && m.user != sender {
+            for m in model.channels[c].others(position) {
                 let passed = (list == .read || list == .unread) ? m.read >= position : m.delivered >= position
                 guard passed == (list == .read || list == .delivered) else { continue }
                 switch list {
