@@ -66,6 +66,75 @@ import Testing
         #expect(full["read_count"]?.int64Value == 4 && full["hidden_member_count"]?.int64Value == 0)
     }
 
+    @Test func receiptListsNeverNameAHiddenMemberNorCountThem() throws {
+        func names(_ d: inout FilterDriver, _ list: String, viewer: String = "ann", pageSize: Int = 50) throws -> [String] {
+            var result: [String] = []
+            var cursor: JSONValue = .null
+            for _ in 0..<10 {
+                var params: [(String, JSONValue)] = [("cid", .string(Self.cid)), ("message_id", .string("m1")), ("viewer", .string(viewer)),
+                                                     ("list", .string(list)), ("page_size", .number(String(pageSize)))]
+                if cursor != .null { params.append(("cursor", cursor)) }
+                let r = try d.query("message_receipts", params)
+                guard case .array(let members)? = r["members"] else { break }
+                result += members.compactMap { $0["user_id"]?.stringValue }
+                cursor = r["next_cursor"] ?? .null
+                if cursor == .null { break }
+            }
+            return result
+        }
+        var d = try Self.driver(Self.both)
+        // bob (read off) takes back his read: he is neither a reader nor unread to anyone but himself.
+        try d.send(.notificationMarkUnread(cid: Self.cid, userID: "bob", messageID: "m1"))
+        for pageSize in [1, 50] {
+            #expect(try names(&d, "read", pageSize: pageSize) == ["cat", "dan", "eve"])
+            #expect(try names(&d, "unread", pageSize: pageSize) == [])
+            #expect(try names(&d, "delivered", pageSize: pageSize) == ["bob", "dan", "eve"])  // cat's delivery hidden
+            #expect(try names(&d, "undelivered", pageSize: pageSize) == [])
+        }
+        let counts = try d.query("message_receipts", [("cid", .string(Self.cid)), ("message_id", .string("m1")), ("viewer", .string("ann")),
+                                                      ("list", .string("unread"))])
+        #expect(counts["unread_member_count"]?.int64Value == 0 && counts["hidden_member_count"]?.int64Value == 2)
+        // Each sees their own entry.
+        #expect(try names(&d, "unread", viewer: "bob") == ["bob"])
+        #expect(try names(&d, "delivered", viewer: "cat") == ["bob", "cat", "dan", "eve"])
+        // Without filters, everyone.
+        var plain = try Self.driver([])
+        try plain.send(.notificationMarkUnread(cid: Self.cid, userID: "bob", messageID: "m1"))
+        #expect(try names(&plain, "unread") == ["bob"])
+        #expect(try names(&plain, "delivered") == ["bob", "cat", "dan", "eve"])
+    }
+
+    @Test func threadRepliesAndThreadStateHideAParticipantAsTheChannelDoes() throws {
+        var d = try Self.driver(Self.both)
+        // m1's thread: ann (author), bob (read off) who replies, cat (delivery off) mentioned, dan replies.
+        try d.send(.messageNew(cid: Self.cid, message: NewMessage(
+            id: "r1", userID: "bob", createdAt: "2026-11-22T03:01:00.000Z", mentionedUsers: ["cat"], parentID: "m1")))
+        try d.send(.messageNew(cid: Self.cid, message: NewMessage(
+            id: "r2", userID: "dan", createdAt: "2026-11-22T03:02:00.000Z", parentID: "m1")))
+        try d.send(.messageRead(cid: Self.cid, userID: "cat", messageID: "r2", readAt: nil))
+        let base: [(String, JSONValue)] = [("cid", .string(Self.cid)), ("message_id", .string("r1")), ("viewer", .string("ann"))]
+        let receipts = try d.query("message_receipts", base)
+        // Over the participants but bob, the sender: ann (the viewer, no reply read), cat and dan.
+        #expect(receipts["read_count"]?.int64Value == 2)  // cat, dan; bob sent it
+        #expect(receipts["delivered_count"]?.int64Value == 1)  // dan; cat's delivery hidden
+        #expect(receipts["hidden_member_count"]?.int64Value == 1)
+        let read = try d.query("message_receipts", base + [("list", .string("read"))])
+        guard case .array(let readers)? = read["members"] else { Issue.record("no members"); return }
+        #expect(readers.compactMap { $0["user_id"]?.stringValue } == ["cat", "dan"])
+        let state = try d.query("thread_state", [("cid", .string(Self.cid)), ("parent_id", .string("m1")), ("viewer", .string("ann"))])
+        func participant(_ user: String) -> JSONValue? {
+            guard case .array(let all)? = state["participants"] else { return nil }
+            return all.first { $0["user_id"]?.stringValue == user }
+        }
+        #expect(participant("bob")?["last_read"] == nil && participant("bob")?["last_delivered_at"] != nil)
+        #expect(participant("cat")?["last_delivered_at"] == nil && participant("cat")?["last_read"] != nil)
+        #expect(state["hidden_member_count"]?.int64Value == 2)
+        // bob's thread read is held back from the channel like any read of his.
+        let held = try d.send(.messageRead(cid: Self.cid, userID: "bob", messageID: "r2", readAt: nil))
+        #expect(!held.contains { $0.topic.hasSuffix("/message.read") })
+        #expect(held.contains { $0.topic.hasSuffix("/notification.mark_read") })
+    }
+
     @Test func aCursorNeverNamesAHiddenReaderAndPagesSkipThem() throws {
         /// Pages of one reader: (reader, next cursor) for each page.
         func pages(_ d: inout FilterDriver) throws -> [(reader: String, next: JSONValue)] {

@@ -2,7 +2,8 @@ import EventBusCore
 import ReceiptReducer
 
 /// Generates random but plausible ingress sequences: a few channels (one
-/// never created), a few users, messages of every kind, acks for random
+/// never created), a few users, messages of every kind (thread replies,
+/// some shown in the channel, some to unknown parents), acks for random
 /// messages in any order, duplicates, membership churn, non-members and
 /// unknown ids.
 struct EventGenerator {
@@ -85,7 +86,8 @@ struct EventGenerator {
             let message = NewMessage(
                 id: id, userID: someUser(), createdAt: Self.time(clock), kind: rng.chance(12) ? .system : .regular,
                 silent: rng.chance(10),
-                mentionedUsers: rng.chance(35) ? (0..<(1 + rng.below(3))).map { _ in someUser() } : [])
+                mentionedUsers: rng.chance(35) ? (0..<(1 + rng.below(3))).map { _ in someUser() } : [],
+                parentID: rng.chance(30) ? someMessage(cid) : nil, showInChannel: rng.chance(30))
             payload = .messageNew(cid: cid, message: message)
         case 45..<49:
             let cid = someChannel()

@@ -96,6 +96,13 @@ import Testing
             if let problem = run("unread_counts", obj([("user_id", .string(user))])).0 { return problem }
         }
         for channel in model.channels {
+            for parentID in channel.messages.map(\.id) + ["m-unknown"] {
+                let viewer = rng.chance(50) ? "bob" : "ann"
+                let params = obj([("cid", .string(channel.cid)), ("parent_id", .string(parentID)), ("viewer", .string(viewer))])
+                if let problem = run("thread_state", params).0 { return problem }
+            }
+        }
+        for channel in model.channels {
             for messageID in channel.messages.map(\.id) + ["m-unknown"] {
                 // Page through, each side with its own cursor; the pages must agree.
                 let pageSize = 1 + rng.below(4)
@@ -113,6 +120,34 @@ import Testing
                     guard let next = reply?["next_cursor"], next != .null else { break }
                     cursor = next
                     modelCursor = want?["next_cursor"] ?? .null
+                }
+                // One of the four lists, paged, each page compared (views included), then
+                // the pages together against the whole list in one page.
+                let list = ["read", "delivered", "unread", "undelivered"][rng.below(4)]
+                let viewer = rng.chance(50) ? "bob" : "ann"
+                let base: [(String, JSONValue)] = [
+                    ("cid", .string(channel.cid)), ("message_id", .string(messageID)), ("viewer", .string(viewer)),
+                    ("list", .string(list)),
+                ]
+                let (problem, whole, _) = run("message_receipts", obj(base + [("page_size", .number("100"))]))
+                if let problem { return problem }
+                var listCursor: JSONValue = .null
+                var concatenated: [JSONValue] = []
+                for page in 0...20 {
+                    var params = base + [("page_size", .number(String(pageSize)))]
+                    if listCursor != .null { params.append(("cursor", listCursor)) }
+                    let (problem, reply, _) = run("message_receipts", obj(params))
+                    if let problem { return "\(list) page \(page): \(problem)" }
+                    guard let reply else { break }  // an error both agree on (unknown message)
+                    guard case .array(let members)? = reply["members"] else { return "\(params): no members" }
+                    concatenated += members
+                    guard let next = reply["next_cursor"], next != .null else { break }
+                    if page == 20 { return "\(params): cursors do not end" }
+                    listCursor = next
+                }
+                if let whole, whole["members"] != .array(concatenated) {
+                    return "\(list) of \(messageID) in \(channel.cid) for \(viewer): pages of \(pageSize) concatenate to "
+                        + "\(concatenated), one page \(whole["members"] ?? .null)"
                 }
             }
         }
@@ -174,7 +209,8 @@ import Testing
 
 extension GeneratedSequenceTests {
     /// Guards the property test against a degenerate generator: across 200
-    /// sequences every output type and every rejection reason occurs.
+    /// sequences every output type and every rejection reason occurs, and
+    /// every thread event.
     @Test func generatorExercisesEveryOutcome() {
         var seen: Set<String> = []
         for seed in UInt64(0)..<200 {
@@ -183,6 +219,7 @@ extension GeneratedSequenceTests {
             for _ in 0..<150 {
                 for output in reducer.apply(generator.next()) {
                     seen.insert(output.type)
+                    if output.type != "message.new", output.json["parent_id"] != nil { seen.insert("thread " + output.type) }
                     if output.type == "receipt.rejected", let data = try? JSONParser.parse(output.data),
                         let reason = data["reason"]?.stringValue
                     {
@@ -194,7 +231,8 @@ extension GeneratedSequenceTests {
         let expected: Set<String> = [
             "message.new", "message.deleted", "message.delivered", "message.read", "notification.mark_read",
             "notification.mark_unread", "notification.mark_all_read", "receipt.rejected", "unknown_channel", "not_member", "unknown_message",
-            "own_message",
+            "own_message", "thread message.read", "thread message.delivered", "thread notification.mark_read",
+            "thread notification.mark_unread",
         ]
         #expect(expected.subtracting(seen).isEmpty, "never produced: \(expected.subtracting(seen).sorted())")
     }

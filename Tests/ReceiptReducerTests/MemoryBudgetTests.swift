@@ -31,6 +31,21 @@ import Testing
         #expect(Self.bytesPerMember <= 100, "\(Self.bytesPerMember) bytes per member")
     }
 
+    /// When the watermarks passed the messages: nothing for a member who moved
+    /// forward once, 80 bytes (and a table entry) for one with more to remember
+    /// (docs/events.md "Lists").
+    @Test func aWatermarkHistoryIsEightyBytes() {
+        #expect(MemoryLayout<Crossings>.stride == 40)
+        #expect(MemoryLayout<WatermarkHistory>.stride == 80)
+    }
+
+    /// Thread state exists only for threads: nothing in the per-member or
+    /// per-message records, 120 bytes a participant (docs/events.md "thread_state").
+    @Test func threadsAddNothingToMembersOrMessages() {
+        #expect(MemoryLayout<MemberState>.stride == 40)
+        #expect(MemoryLayout<ThreadMember>.stride == 120)
+    }
+
     @Test func messageStateFitsTheBudget() {
         #expect(Self.bytesPerMessage <= 48, "\(Self.bytesPerMessage) bytes per message")
     }

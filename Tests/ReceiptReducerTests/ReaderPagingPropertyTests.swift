@@ -26,7 +26,9 @@ import Testing
         let cid = candidates[rng.below(candidates.count)].cid
         let c = model.channelIndex(cid)!
         let messages = model.channels[c].messages
-        let position = rng.below(messages.count)
+        // A channel message: a reply's receipts count its thread (ThreadTests).
+        let channelMessages = messages.indices.filter { messages[$0].parent == nil }
+        let position = channelMessages[rng.below(channelMessages.count)]
         let messageID = messages[position].id
         let sender = messages[position].sender
         let pageSize = 1 + rng.below(3)

@@ -12,6 +12,19 @@ struct ReferenceModel {
         var deleted = false
         /// The users it mentions, as given.
         var mentioned: [String] = []
+        /// For a thread reply, the position of its thread's parent (a channel message).
+        var parent: Int? = nil
+        /// Whether a reply is also shown in the channel.
+        var shown = false
+        /// Whether it is in the channel: not a reply, or a reply shown there.
+        var inChannel: Bool { parent == nil || shown }
+    }
+
+    /// A thread: its parent's position, its replies' positions and its participants' thread watermarks.
+    struct Thread {
+        var parent: Int
+        var replies: [Int] = []
+        var participants: [Member] = []
     }
 
     struct Member {
@@ -25,12 +38,87 @@ struct ReferenceModel {
         var readMove: Int
         var muted = false
         var countUnread = CountPreference.all
+        /// The forward moves of each watermark still in effect, the last three (rule 13).
+        var readCrossings: [Crossing] = []
+        var deliveredCrossings: [Crossing] = []
+    }
+
+    /// A watermark's forward move still in effect: it passed the messages up to
+    /// `position` (after the previous crossing's) at `time`.
+    struct Crossing {
+        var position: Int
+        var time: String?
+    }
+
+    /// Rule 13: a watermark remembers its last three forward moves.
+    static let crossingsKept = 3
+
+    /// A move forward: one more crossing, the oldest forgotten past three.
+    static func forward(_ crossings: inout [Crossing], _ position: Int, _ time: String?) {
+        crossings.append(Crossing(position: position, time: time))
+        if crossings.count > crossingsKept { crossings.removeFirst() }
+    }
+
+    /// A move back to `position`: the crossings past it are forgotten, but
+    /// the messages up to it stay passed when the first of them passed them.
+    static func back(_ crossings: inout [Crossing], _ position: Int) {
+        let kept = crossings.filter { $0.position <= position }
+        if position >= 0, kept.last?.position != position, let first = crossings.first(where: { $0.position > position }) {
+            crossings = kept + [Crossing(position: position, time: first.time)]
+        } else {
+            crossings = kept
+        }
+    }
+
+    /// When a watermark passed the message at `position`: the first crossing at or after it.
+    static func passed(_ crossings: [Crossing], _ position: Int) -> String? {
+        crossings.first { $0.position >= position }?.time
     }
 
     struct Channel {
         var cid: String
         var messages: [Message] = []
         var members: [Member] = []
+        var threads: [Thread] = []
+
+        /// Who the receipts of the message at `p` count: the current members other
+        /// than its sender, or for a reply its thread's participants who are members now.
+        func others(_ p: Int) -> [Member] {
+            let sender = messages[p].sender
+            if let t = thread(ofReply: p) {
+                return threads[t].participants.filter { current($0.user) != nil && $0.user != sender }
+            }
+            return members.filter { $0.isMember && $0.user != sender }
+        }
+
+        /// The last message in the channel (a reply not shown there is not), -1 for none.
+        var latest: Int { messages.lastIndex { $0.inChannel } ?? -1 }
+
+        func thread(ofReply p: Int) -> Int? { threads.firstIndex { $0.replies.contains(p) } }
+
+        /// Countable replies of thread `t` after the participant's read watermark, not theirs.
+        func unreadReplies(_ t: Int, _ m: Member) -> Int {
+            threads[t].replies.filter { p in
+                let msg = messages[p]
+                return p > m.read && msg.regular && !msg.silent && !msg.deleted && msg.sender != m.user
+            }.count
+        }
+
+        /// The threads of the channel with unread replies for `user`, by parent position.
+        func unreadThreads(_ user: String) -> [Int] {
+            threads.indices.filter { t in
+                guard let m = threads[t].participants.first(where: { $0.user == user }) else { return false }
+                return unreadReplies(t, m) > 0
+            }.sorted { threads[$0].parent < threads[$1].parent }
+        }
+
+        /// The thread message before `p`: the reply before it, or the parent.
+        func threadMessage(_ t: Int, before p: Int) -> Int {
+            threads[t].replies.last { $0 < p } ?? threads[t].parent
+        }
+
+        /// A thread watermark's message id: null at the parent.
+        func threadID(_ t: Int, at p: Int) -> JSONValue { p == threads[t].parent ? .null : .string(messages[p].id) }
 
         func index(of messageID: String) -> Int? { messages.firstIndex { $0.id == messageID } }
         func member(_ user: String) -> Int? { members.firstIndex { $0.user == user } }
@@ -41,7 +129,7 @@ struct ReferenceModel {
             var n = 0
             for p in messages.indices where p > m.read {
                 let msg = messages[p]
-                if msg.regular && !msg.silent && !msg.deleted && msg.sender != m.user { n += 1 }
+                if msg.regular && !msg.silent && !msg.deleted && msg.sender != m.user && msg.inChannel { n += 1 }
             }
             return n
         }
@@ -50,7 +138,9 @@ struct ReferenceModel {
             var n = 0
             for p in messages.indices where p > m.read {
                 let msg = messages[p]
-                if msg.regular && !msg.silent && !msg.deleted && msg.sender != m.user && msg.mentioned.contains(m.user) {
+                if msg.regular && !msg.silent && !msg.deleted && msg.sender != m.user && msg.inChannel
+                    && msg.mentioned.contains(m.user)
+                {
                     n += 1
                 }
             }
@@ -60,7 +150,7 @@ struct ReferenceModel {
         func firstUnread(_ m: Member) -> Int? {
             for p in messages.indices where p > m.read {
                 let msg = messages[p]
-                if msg.regular && !msg.silent && !msg.deleted && msg.sender != m.user { return p }
+                if msg.regular && !msg.silent && !msg.deleted && msg.sender != m.user && msg.inChannel { return p }
             }
             return nil
         }
@@ -129,11 +219,13 @@ struct ReferenceModel {
             channels[c].members[i].isMember = true
             return
         }
-        let latest = channels[c].messages.count - 1
+        let latest = channels[c].latest
+        let joined = latest >= 0 ? [Crossing(position: latest, time: time)] : []
         channels[c].members.append(
             Member(
                 user: user, read: latest, delivered: latest, readTime: latest >= 0 ? time : nil,
-                deliveredTime: latest >= 0 ? time : nil, isMember: true, readMove: nextMove()))
+                deliveredTime: latest >= 0 ? time : nil, isMember: true, readMove: nextMove(), readCrossings: joined,
+                deliveredCrossings: joined))
     }
 
     /// Numbers a read watermark move.
@@ -190,17 +282,27 @@ struct ReferenceModel {
                 return [reject(input, cid, message.userID, message.id, "unknown_channel")]
             }
             guard channels[c].index(of: message.id) == nil else { return [] }
+            var root: Int?
+            if let parentID = message.parentID {
+                guard let parent = channels[c].index(of: parentID) else {
+                    return [reject(input, cid, message.userID, parentID, "unknown_message")]
+                }
+                root = channels[c].messages[parent].parent ?? parent
+            }
             channels[c].messages.append(
                 Message(
                     id: message.id, sender: message.userID, regular: message.kind == .regular, silent: message.silent,
-                    mentioned: message.mentionedUsers))
+                    mentioned: message.mentionedUsers, parent: root, shown: message.showInChannel))
             let p = channels[c].messages.count - 1
-            if let i = channels[c].current(message.userID) {
+            if let root { addReply(c, p, root: root, message) }
+            if channels[c].messages[p].inChannel, let i = channels[c].current(message.userID) {
                 channels[c].members[i].read = p
                 channels[c].members[i].delivered = p
                 channels[c].members[i].readTime = message.createdAt
                 channels[c].members[i].deliveredTime = message.createdAt
                 channels[c].members[i].readMove = nextMove()
+                Self.forward(&channels[c].members[i].readCrossings, p, message.createdAt)
+                Self.forward(&channels[c].members[i].deliveredCrossings, p, message.createdAt)
             }
             let data: JSONValue =
                 input.data
@@ -213,7 +315,9 @@ struct ReferenceModel {
                             (key: "created_at", value: .string(message.createdAt)),
                             (key: "type", value: .string(message.kind.rawValue)), (key: "silent", value: .bool(message.silent)),
                         ] + (message.mentionedUsers.isEmpty
-                            ? [] : [(key: "mentioned_users", value: .array(message.mentionedUsers.map { .string($0) }))]))
+                            ? [] : [(key: "mentioned_users", value: .array(message.mentionedUsers.map { .string($0) }))])
+                          + (message.parentID.map { [(key: "parent_id", value: .string($0))] } ?? [])
+                          + (message.parentID != nil ? [(key: "show_in_channel", value: .bool(message.showInChannel))] : []))
                     ),
                 ])
             return [ReducerOutput(stage: "out", type: "message.new", subject: cid, data: data.serialized())]
@@ -233,9 +337,11 @@ struct ReferenceModel {
             guard let p = channels[c].index(of: messageID) else {
                 return [reject(input, cid, user, messageID, "unknown_message")]
             }
+            if let t = channels[c].thread(ofReply: p) { return threadDelivered(c, t, user, p, at ?? now) }
             guard p > channels[c].members[i].delivered else { return [] }
             channels[c].members[i].delivered = p
             channels[c].members[i].deliveredTime = at ?? now
+            Self.forward(&channels[c].members[i].deliveredCrossings, p, at ?? now)
             return [
                 Self.output(
                     "out", "message.delivered", cid,
@@ -250,11 +356,12 @@ struct ReferenceModel {
             guard let p = channels[c].index(of: messageID) else {
                 return [reject(input, cid, user, messageID, "unknown_message")]
             }
+            if let t = channels[c].thread(ofReply: p) { return threadRead(c, t, user, p, at ?? now) }
             return readUpTo(c, i, p, at ?? now)
         case .notificationMarkRead(let cid, let user, let at):
             guard let c = channelIndex(cid) else { return [reject(input, cid, user, nil, "unknown_channel")] }
             guard let i = channels[c].current(user) else { return [reject(input, cid, user, nil, "not_member")] }
-            return readUpTo(c, i, channels[c].messages.count - 1, at ?? now)
+            return readUpTo(c, i, channels[c].latest, at ?? now)
         case .notificationMarkUnread(let cid, let user, let messageID):
             guard let c = channelIndex(cid) else { return [reject(input, cid, user, messageID, "unknown_channel")] }
             guard let i = channels[c].current(user) else { return [reject(input, cid, user, messageID, "not_member")] }
@@ -264,10 +371,13 @@ struct ReferenceModel {
             guard channels[c].messages[p].sender != user else {
                 return [reject(input, cid, user, messageID, "own_message")]
             }
-            guard p - 1 < channels[c].members[i].read else { return [] }
-            channels[c].members[i].read = p - 1
+            if let t = channels[c].thread(ofReply: p) { return threadMarkUnread(c, t, user, p, now) }
+            let target = channels[c].messages.indices.last { $0 < p && channels[c].messages[$0].inChannel } ?? -1
+            guard target < channels[c].members[i].read else { return [] }
+            channels[c].members[i].read = target
             channels[c].members[i].readTime = now
             channels[c].members[i].readMove = nextMove()
+            Self.back(&channels[c].members[i].readCrossings, target)
             let ch = channels[c]
             let m = ch.members[i]
             return [
@@ -283,7 +393,7 @@ struct ReferenceModel {
             for c in channels.indices.sorted(by: { channels[$0].cid < channels[$1].cid }) {
                 guard let i = channels[c].current(user) else { continue }
                 let before = channels[c].members[i].read
-                _ = readUpTo(c, i, channels[c].messages.count - 1, at ?? now)
+                _ = readUpTo(c, i, channels[c].latest, at ?? now)
                 if channels[c].members[i].read != before { outputs.append(readOutputs(c, i)[0]) }
             }
             let t = totals(user)
@@ -342,14 +452,138 @@ struct ReferenceModel {
         return result
     }
 
+    // MARK: Threads
+
+    /// A thread participant who starts at `p` (the parent: nothing read) at `time`.
+    mutating func participant(_ user: String, _ p: Int, parent: Int, _ time: String?) -> Member {
+        let passed = p == parent ? [] : [Crossing(position: p, time: time)]
+        return Member(
+            user: user, read: p, delivered: p, readTime: time, deliveredTime: time, isMember: true, readMove: nextMove(),
+            readCrossings: passed, deliveredCrossings: passed)
+    }
+
+    /// Rule 14: the reply at `p` joins the thread of `root`; the author (on the first reply), the users it
+    /// mentions and its sender take part if members now; the sender's thread watermarks move to it.
+    mutating func addReply(_ c: Int, _ p: Int, root: Int, _ message: NewMessage) {
+        let t: Int
+        if let existing = channels[c].threads.firstIndex(where: { $0.parent == root }) {
+            t = existing
+        } else {
+            channels[c].threads.append(Thread(parent: root))
+            t = channels[c].threads.count - 1
+            let author = channels[c].messages[root].sender
+            if channels[c].current(author) != nil {
+                channels[c].threads[t].participants.append(participant(author, root, parent: root, nil))
+            }
+        }
+        let before = channels[c].threadMessage(t, before: p)
+        channels[c].threads[t].replies.append(p)
+        func takesPart(_ user: String) -> Bool { channels[c].threads[t].participants.contains { $0.user == user } }
+        var mentioned: [String] = []
+        for user in message.mentionedUsers where user != message.userID && !mentioned.contains(user) { mentioned.append(user) }
+        for user in mentioned where channels[c].current(user) != nil && !takesPart(user) {
+            channels[c].threads[t].participants.append(participant(user, before, parent: root, message.createdAt))
+        }
+        let sender = message.userID
+        guard channels[c].current(sender) != nil else { return }
+        if !takesPart(sender) {
+            channels[c].threads[t].participants.append(participant(sender, before, parent: root, message.createdAt))
+        }
+        let i = channels[c].threads[t].participants.firstIndex { $0.user == sender }!
+        channels[c].threads[t].participants[i].read = p
+        channels[c].threads[t].participants[i].readTime = message.createdAt
+        channels[c].threads[t].participants[i].readMove = nextMove()
+        Self.forward(&channels[c].threads[t].participants[i].readCrossings, p, message.createdAt)
+        channels[c].threads[t].participants[i].delivered = p
+        channels[c].threads[t].participants[i].deliveredTime = message.createdAt
+        Self.forward(&channels[c].threads[t].participants[i].deliveredCrossings, p, message.createdAt)
+    }
+
+    /// `unread_threads` of `user`: over the channels they are a member of now.
+    func unreadThreadCount(_ user: String) -> Int {
+        channels.filter { $0.current(user) != nil }.reduce(0) { $0 + $1.unreadThreads(user).count }
+    }
+
+    func threadNotification(_ c: Int, _ t: Int, _ m: Member, _ type: String, first: Int?) -> ReducerOutput {
+        let ch = channels[c]
+        var data: [(String, JSONValue)] = [
+            ("cid", .string(ch.cid)), ("user_id", .string(m.user)), ("parent_id", .string(ch.messages[ch.threads[t].parent].id)),
+        ]
+        if let first { data.append(("first_unread_message_id", .string(ch.messages[first].id))) }
+        data += [
+            ("last_read_message_id", ch.threadID(t, at: m.read)), ("last_read", Self.time(m.readTime)),
+            ("unread_replies", .number(String(ch.unreadReplies(t, m)))),
+            ("unread_threads", .number(String(unreadThreadCount(m.user)))),
+        ]
+        return Self.output("out", type, "@" + m.user, data)
+    }
+
+    mutating func threadRead(_ c: Int, _ t: Int, _ user: String, _ p: Int, _ time: String) -> [ReducerOutput] {
+        guard let i = channels[c].threads[t].participants.firstIndex(where: { $0.user == user }),
+            p > channels[c].threads[t].participants[i].read
+        else { return [] }
+        channels[c].threads[t].participants[i].read = p
+        channels[c].threads[t].participants[i].readTime = time
+        channels[c].threads[t].participants[i].readMove = nextMove()
+        Self.forward(&channels[c].threads[t].participants[i].readCrossings, p, time)
+        if p > channels[c].threads[t].participants[i].delivered {
+            channels[c].threads[t].participants[i].delivered = p
+            channels[c].threads[t].participants[i].deliveredTime = time
+            Self.forward(&channels[c].threads[t].participants[i].deliveredCrossings, p, time)
+        }
+        let ch = channels[c]
+        let m = ch.threads[t].participants[i]
+        return [
+            Self.output(
+                "out", "message.read", ch.cid,
+                [
+                    ("cid", .string(ch.cid)), ("user_id", .string(user)), ("parent_id", .string(ch.messages[ch.threads[t].parent].id)),
+                    ("last_read_message_id", ch.threadID(t, at: m.read)), ("last_read", Self.time(m.readTime)),
+                ]),
+            threadNotification(c, t, m, "notification.mark_read", first: nil),
+        ]
+    }
+
+    mutating func threadDelivered(_ c: Int, _ t: Int, _ user: String, _ p: Int, _ time: String) -> [ReducerOutput] {
+        guard let i = channels[c].threads[t].participants.firstIndex(where: { $0.user == user }),
+            p > channels[c].threads[t].participants[i].delivered
+        else { return [] }
+        channels[c].threads[t].participants[i].delivered = p
+        channels[c].threads[t].participants[i].deliveredTime = time
+        Self.forward(&channels[c].threads[t].participants[i].deliveredCrossings, p, time)
+        let ch = channels[c]
+        return [
+            Self.output(
+                "out", "message.delivered", ch.cid,
+                [
+                    ("cid", .string(ch.cid)), ("user_id", .string(user)), ("parent_id", .string(ch.messages[ch.threads[t].parent].id)),
+                    ("last_delivered_message_id", ch.threadID(t, at: p)), ("last_delivered_at", .string(time)),
+                ])
+        ]
+    }
+
+    mutating func threadMarkUnread(_ c: Int, _ t: Int, _ user: String, _ p: Int, _ time: String) -> [ReducerOutput] {
+        let target = channels[c].threadMessage(t, before: p)
+        guard let i = channels[c].threads[t].participants.firstIndex(where: { $0.user == user }),
+            target < channels[c].threads[t].participants[i].read
+        else { return [] }
+        channels[c].threads[t].participants[i].read = target
+        channels[c].threads[t].participants[i].readTime = time
+        channels[c].threads[t].participants[i].readMove = nextMove()
+        Self.back(&channels[c].threads[t].participants[i].readCrossings, target == channels[c].threads[t].parent ? -1 : target)
+        return [threadNotification(c, t, channels[c].threads[t].participants[i], "notification.mark_unread", first: p)]
+    }
+
     mutating func readUpTo(_ c: Int, _ i: Int, _ p: Int, _ time: String) -> [ReducerOutput] {
         guard p > channels[c].members[i].read else { return [] }
         channels[c].members[i].read = p
         channels[c].members[i].readTime = time
         channels[c].members[i].readMove = nextMove()
+        Self.forward(&channels[c].members[i].readCrossings, p, time)
         if p > channels[c].members[i].delivered {
             channels[c].members[i].delivered = p
             channels[c].members[i].deliveredTime = time
+            Self.forward(&channels[c].members[i].deliveredCrossings, p, time)
         }
         return readOutputs(c, i)
     }
@@ -408,24 +642,35 @@ struct ReferenceModel {
         case "unread_counts":
             guard let user = params["user_id"]?.stringValue else { return .failure(Failure(code: "bad_request")) }
             var rows: [JSONValue] = []
+            var threadTotal: Int?
             for ch in channels.sorted(by: { $0.cid < $1.cid }) {
                 guard let i = ch.current(user) else { continue }
                 let m = ch.members[i]
                 let unread = ch.unread(m)
-                guard unread > 0 else { continue }
-                rows.append(
-                    obj([
-                        ("cid", .string(ch.cid)), ("unread_messages", n(unread)), ("unread_mentions", n(ch.unreadMentions(m))),
-                        ("muted", .bool(m.muted)), ("count_unread", .string(m.countUnread.rawValue)),
-                        ("last_read", Self.time(m.readTime)), ("first_unread_message_id", ch.id(at: ch.firstUnread(m)!)),
-                    ]))
+                // Thread fields only where the user takes part in a thread.
+                let takesPart = ch.threads.contains { $0.participants.contains { $0.user == user } }
+                let threads = ch.unreadThreads(user)
+                if takesPart { threadTotal = (threadTotal ?? 0) + threads.count }
+                guard unread > 0 || !threads.isEmpty else { continue }
+                var row: [(String, JSONValue)] = [
+                    ("cid", .string(ch.cid)), ("unread_messages", n(unread)), ("unread_mentions", n(ch.unreadMentions(m))),
+                    ("muted", .bool(m.muted)), ("count_unread", .string(m.countUnread.rawValue)),
+                    ("last_read", Self.time(m.readTime)), ("first_unread_message_id", ch.firstUnread(m).map { ch.id(at: $0) } ?? .null),
+                ]
+                if takesPart {
+                    row += [
+                        ("unread_threads", n(threads.count)),
+                        ("unread_thread_parent_ids", .array(threads.map { .string(ch.messages[ch.threads[$0].parent].id) })),
+                    ]
+                }
+                rows.append(obj(row))
             }
             let t = totals(user)
             return .success(
                 obj([
                     ("total_unread_count", n(t.total)), ("unread_channels", n(t.channels)),
-                    ("total_unread_mentions", n(t.mentions)), ("channels", .array(rows)),
-                ]))
+                    ("total_unread_mentions", n(t.mentions)),
+                ] + (threadTotal.map { [("unread_threads", n($0))] } ?? []) + [("channels", .array(rows))]))
         case "message_receipts":
             guard let cid = params["cid"]?.stringValue, let messageID = params["message_id"]?.stringValue,
                 params["viewer"]?.stringValue != nil
@@ -434,6 +679,12 @@ struct ReferenceModel {
             if let size = params["page_size"] {
                 guard let s = size.int64Value, (1...100).contains(s) else { return .failure(Failure(code: "bad_request")) }
                 pageSize = Int(s)
+            }
+            if let list = params["list"] {
+                guard let name = list.stringValue, ["read", "delivered", "unread", "undelivered"].contains(name) else {
+                    return .failure(Failure(code: "bad_request"))
+                }
+                return receiptList(name, params, pageSize: pageSize, hide: hide)
             }
             // The model's own cursor, `model <move> <last_read>` of the last reader returned.
             var after: (move: Int, time: String)?
@@ -447,8 +698,7 @@ struct ReferenceModel {
             guard let c = channelIndex(cid) else { return .failure(Failure(code: "not_found")) }
             let ch = channels[c]
             guard let p = ch.index(of: messageID) else { return .failure(Failure(code: "not_found")) }
-            let sender = ch.messages[p].sender
-            let others = ch.members.filter { $0.isMember && $0.user != sender }
+            let others = ch.others(p)
             let shownRead = others.filter { !hide($0.user).0 }
             let shownDelivery = others.filter { !hide($0.user).1 }
             let hiddenCount = others.filter { hide($0.user).0 || hide($0.user).1 }.count
@@ -472,8 +722,92 @@ struct ReferenceModel {
                     ("readers", .array(page.map { obj([("user_id", .string($0.user)), ("last_read", Self.time($0.readTime))]) })),
                     ("next_cursor", next),
                 ]))
+        case "thread_state":
+            guard let cid = params["cid"]?.stringValue, let parentID = params["parent_id"]?.stringValue,
+                params["viewer"]?.stringValue != nil
+            else { return .failure(Failure(code: "bad_request")) }
+            guard let c = channelIndex(cid) else { return .failure(Failure(code: "not_found")) }
+            let ch = channels[c]
+            guard let p = ch.index(of: parentID), let t = ch.threads.firstIndex(where: { $0.parent == p }) else {
+                return .failure(Failure(code: "not_found"))
+            }
+            let participants = ch.threads[t].participants.filter { ch.current($0.user) != nil }.sorted { $0.user < $1.user }
+            let entries: [JSONValue] = participants.map { (m: Member) -> JSONValue in
+                let (r, d) = hide(m.user)
+                var fields: [(String, JSONValue)] = [("user_id", .string(m.user))]
+                if !r {
+                    fields += [("last_read", Self.time(m.readTime)), ("last_read_message_id", ch.threadID(t, at: m.read)),
+                               ("unread_replies", n(ch.unreadReplies(t, m)))]
+                }
+                if !d {
+                    fields += [("last_delivered_at", Self.time(m.deliveredTime)),
+                               ("last_delivered_message_id", ch.threadID(t, at: m.delivered))]
+                }
+                return obj(fields)
+            }
+            return .success(
+                obj([
+                    ("cid", .string(cid)), ("parent_id", .string(parentID)),
+                    ("reply_count", n(ch.threads[t].replies.filter { !ch.messages[$0].deleted }.count)),
+                    ("participants", .array(entries)),
+                    ("hidden_member_count", n(participants.filter { hide($0.user).0 || hide($0.user).1 }.count)),
+                ]))
         default:
             return .failure(Failure(code: "bad_request"))
         }
+    }
+
+    /// `message_receipts` with a `list`: the same counts, then `members`, the
+    /// visible members of the list sorted by user id, after the cursor
+    /// (`u:<user_id>`), a page at a time, each with the time their watermark
+    /// passed the message (rule 13) for `read` and `delivered`.
+    func receiptList(_ name: String, _ params: JSONValue, pageSize: Int, hide: (String) -> (Bool, Bool))
+        -> Result<JSONValue, Failure>
+    {
+        func n(_ v: Int) -> JSONValue { .number(String(v)) }
+        func obj(_ m: [(String, JSONValue)]) -> JSONValue { .object(m.map { (key: $0.0, value: $0.1) }) }
+        var after: String?
+        if let cursor = params["cursor"], cursor != .null {
+            guard let text = cursor.stringValue, text.hasPrefix("u:"), text.count > 2 else {
+                return .failure(Failure(code: "bad_request"))
+            }
+            after = String(text.dropFirst(2))
+        }
+        guard let cid = params["cid"]?.stringValue, let messageID = params["message_id"]?.stringValue,
+            let c = channelIndex(cid)
+        else { return .failure(Failure(code: "not_found")) }
+        let ch = channels[c]
+        guard let p = ch.index(of: messageID) else { return .failure(Failure(code: "not_found")) }
+        let others = ch.others(p)
+        let shownRead = others.filter { !hide($0.user).0 }
+        let shownDelivery = others.filter { !hide($0.user).1 }
+        let chosen: [Member]
+        switch name {
+        case "read": chosen = shownRead.filter { $0.read >= p }
+        case "unread": chosen = shownRead.filter { $0.read < p }
+        case "delivered": chosen = shownDelivery.filter { $0.delivered >= p }
+        default: chosen = shownDelivery.filter { $0.delivered < p }
+        }
+        let remaining = chosen.sorted { $0.user < $1.user }.filter { m in after.map { m.user > $0 } ?? true }
+        let page = Array(remaining.prefix(pageSize))
+        let next: JSONValue = remaining.count > pageSize ? .string("u:" + page[page.count - 1].user) : .null
+        let entries: [JSONValue] = page.map { m in
+            switch name {
+            case "read": obj([("user_id", .string(m.user)), ("read_at", Self.time(Self.passed(m.readCrossings, p)))])
+            case "delivered":
+                obj([("user_id", .string(m.user)), ("delivered_at", Self.time(Self.passed(m.deliveredCrossings, p)))])
+            default: obj([("user_id", .string(m.user))])
+            }
+        }
+        let readers = shownRead.filter { $0.read >= p }.count
+        let delivered = shownDelivery.filter { $0.delivered >= p }.count
+        return .success(
+            obj([
+                ("read_count", n(readers)), ("delivered_count", n(delivered)),
+                ("unread_member_count", n(shownRead.count - readers)),
+                ("undelivered_member_count", n(shownDelivery.count - delivered)),
+                ("hidden_member_count", n(others.filter { hide($0.user).0 || hide($0.user).1 }.count)),
+                ("members", .array(entries)), ("next_cursor", next),
+            ]))
     }
 }

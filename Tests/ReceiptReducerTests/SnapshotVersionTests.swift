@@ -23,7 +23,9 @@ import Testing
     /// A snapshot of `version` written field by field as docs describe it: the
     /// users above, no irregular times, no rejections, one channel with m1 and
     /// m2 (both ann's) and `records`, then (version ≥ 2) no privacy settings.
-    static func snapshot(version: UInt8, _ records: [Record]) -> [UInt8] {
+    static func snapshot(version: UInt8, _ records: [Record], histories: [(slot: UInt64, read: [(Int64, String)], delivered: [(Int64, String)])] = [])
+        -> [UInt8]
+    {
         var w = SnapshotWriter()
         w.bytes = ReceiptReducer.snapshotMagic + [version]
         w.uint(UInt64(users.count))
@@ -37,6 +39,7 @@ import Testing
         for id in ["m1", "m2"] {
             w.string(id)
             w.uint(0)  // sender ann, regular
+            if version >= 5 { w.uint(0) }  // not a reply
         }
         w.uint(UInt64(records.count))
         for record in records {
@@ -57,6 +60,19 @@ import Testing
         if version >= 4 {
             w.uint(0)  // the channel mentions nobody
             w.uint(0)  // and its members keep the default settings
+        }
+        if version >= 5 {
+            w.uint(UInt64(histories.count))
+            for history in histories {
+                w.uint(history.slot)
+                for crossings in [history.read, history.delivered] {
+                    w.uint(UInt64(crossings.count))
+                    for (position, time) in crossings {
+                        w.uint(UInt64(position))
+                        w.int(TimeTable.parse(time)!)
+                    }
+                }
+            }
         }
         return w.bytes
     }
@@ -122,7 +138,52 @@ import Testing
         var after = records
         after[3].read = 1
         after[3].stamp = 10
-        #expect(reducer.encodeSnapshot() == Self.snapshot(version: ReceiptReducer.snapshotVersion, after))
+        // dan's watermarks passed m1 at his old time and m2 now (both 09:05): a history of his own.
+        let passed: [(Int64, String)] = [(0, "2026-11-22T09:05:00.000Z"), (1, "2026-11-22T09:05:00.000Z")]
+        #expect(reducer.encodeSnapshot()
+            == Self.snapshot(version: ReceiptReducer.snapshotVersion, after, histories: [(3, passed, passed)]))
+    }
+
+    static func receiptList(_ reducer: ReceiptReducer, _ messageID: String) throws -> JSONValue {
+        let params: [(key: String, value: JSONValue)] = [
+            (key: "cid", value: .string(cid)), (key: "message_id", value: .string(messageID)),
+            (key: "viewer", value: .string("ann")), (key: "list", value: .string("read")),
+        ]
+        return try JSONParser.parse(reducer.query(method: "message_receipts", params: .object(params)))["members"] ?? .null
+    }
+
+    @Test func aVersion4SnapshotLoadsWithEachWatermarkPassingEverythingAtItsLastMove() throws {
+        var records = Self.records
+        for (i, stamp) in [UInt64(0), 1, 2, 3, 4].enumerated() { records[i].stamp = stamp }
+        let reducer = try ReceiptReducer(snapshot: Self.snapshot(version: 4, records))
+        #expect(reducer.channels[0].histories.isEmpty)
+        // cat read m2 at 09:05, so m1 too; bob and dan read m1 at their times.
+        #expect(try Self.receiptList(reducer, "m1") == .array([
+            .object([(key: "user_id", value: .string("bob")), (key: "read_at", value: .string("2026-11-22T09:08:00.000Z"))]),
+            .object([(key: "user_id", value: .string("cat")), (key: "read_at", value: .string("2026-11-22T09:05:00.000Z"))]),
+            .object([(key: "user_id", value: .string("dan")), (key: "read_at", value: .string("2026-11-22T09:05:00.000Z"))]),
+        ]))
+    }
+
+    @Test func aVersion5SnapshotKeepsWhenTheWatermarksPassedTheMessages() throws {
+        var records = Self.records
+        for (i, stamp) in [UInt64(0), 1, 2, 3, 4].enumerated() { records[i].stamp = stamp }
+        // cat passed m1 at 09:01 and m2 at 09:05.
+        let cat: [(Int64, String)] = [(0, "2026-11-22T09:01:00.000Z"), (1, "2026-11-22T09:05:00.000Z")]
+        let bytes = Self.snapshot(version: 5, records, histories: [(2, cat, cat)])
+        let reducer = try ReceiptReducer(snapshot: bytes)
+        #expect(reducer.encodeSnapshot() == bytes)
+        guard case .array(let members) = try Self.receiptList(reducer, "m1") else { Issue.record("no members"); return }
+        #expect(members[1]["read_at"] == .string("2026-11-22T09:01:00.000Z"))
+        // Crossings that do not end at the watermark, or that the record implies alone, are refused.
+        let off: [(Int64, String)] = [(0, "2026-11-22T09:01:00.000Z")]
+        #expect(throws: SnapshotError.self) {
+            try ReceiptReducer(snapshot: Self.snapshot(version: 5, records, histories: [(2, off, cat)]))
+        }
+        let implied: [(Int64, String)] = [(1, "2026-11-22T09:05:00.000Z")]
+        #expect(throws: SnapshotError.self) {
+            try ReceiptReducer(snapshot: Self.snapshot(version: 5, records, histories: [(2, implied, implied)]))
+        }
     }
 
     @Test func aVersion3SnapshotWithAStampTwiceIsRejected() {

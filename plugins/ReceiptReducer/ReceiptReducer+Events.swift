@@ -71,6 +71,15 @@ extension ReceiptReducer {
         guard channels[ci].messageIndex.position(of: message.id, in: channels[ci].messageIDs) == nil else {
             return []
         }
+        // A reply names its parent; a reply to a reply is in its parent's thread.
+        var root: Int32?
+        if let parentID = message.parentID {
+            guard let parent = channels[ci].messageIndex.position(of: parentID, in: channels[ci].messageIDs) else {
+                return [reject(input, cid: cid, userID: message.userID, messageID: parentID, .unknownMessage)]
+            }
+            root = channels[ci].thread(ofReply: parent).map { channels[ci].threads[$0].parent } ?? parent
+        }
+        let inChannel = root == nil || message.showInChannel
         let sender = intern(message.userID)
         // Each mentioned user once, not the sender: a set, so a message naming thousands stays linear.
         var mentioned: [UInt32] = []
@@ -83,8 +92,12 @@ extension ReceiptReducer {
         }
         let position = channels[ci].appendMessage(
             id: message.id, sender: sender, system: message.kind == .system, silent: message.silent,
-            mentioned: mentioned)
-        if let slot = channels[ci].currentSlot(of: sender) {
+            mentioned: mentioned, inChannel: inChannel)
+        if let root {
+            channels[ci].addReply(position, root: root, sender: sender, mentioned: mentioned, time: times.encode(message.createdAt))
+        }
+        // A reply the channel does not show moves the sender's thread watermarks only.
+        if inChannel, let slot = channels[ci].currentSlot(of: sender) {
             let time = times.encode(message.createdAt)
             channels[ci].setRead(slot: slot, to: position, time: time, flags: userFlags[Int(sender)])
             channels[ci].setDelivered(slot: slot, to: position, time: time, flags: userFlags[Int(sender)])
@@ -135,6 +148,9 @@ extension ReceiptReducer {
         case .failure(let reason): return [reject(input, cid: cid, userID: userID, messageID: messageID, reason)]
         case .success(let found): target = found
         }
+        if let t = channels[target.ci].thread(ofReply: target.position) {
+            return threadDelivered(target.ci, t, target.user, to: target.position, time: timeCode(at, input))
+        }
         guard target.position > channels[target.ci].members[Int(target.slot)].deliveredPosition else { return [] }
         let time = timeCode(at, input)
         channels[target.ci].setDelivered(slot: target.slot, to: target.position, time: time, flags: userFlags[Int(target.user)])
@@ -148,6 +164,9 @@ extension ReceiptReducer {
         case .failure(let reason):
             return [reject(input, cid: cid, userID: userID, messageID: messageID, reason)]
         case .success(let target):
+            if let t = channels[target.ci].thread(ofReply: target.position) {
+                return threadRead(target.ci, t, target.user, to: target.position, time: timeCode(at, input))
+            }
             return readForward(target.ci, target.slot, target.user, to: target.position, time: timeCode(at, input))
         }
     }
@@ -215,7 +234,10 @@ extension ReceiptReducer {
         guard channels[target.ci].sender(at: target.position) != target.user else {
             return [reject(input, cid: cid, userID: userID, messageID: messageID, .ownMessage)]
         }
-        let newPosition = target.position - 1
+        if let t = channels[target.ci].thread(ofReply: target.position) {
+            return threadMarkUnread(target.ci, t, target.user, from: target.position, time: timeCode(nil, input))
+        }
+        let newPosition = channels[target.ci].channelMessage(before: target.position)
         guard newPosition < channels[target.ci].members[Int(target.slot)].readPosition else { return [] }
         channels[target.ci].setRead(
             slot: target.slot, to: newPosition, time: timeCode(nil, input), flags: userFlags[Int(target.user)])

@@ -40,6 +40,10 @@ extension ReceiptReducer {
             for userID in message.mentionedUsers { writer.string(userID) }
             writer.endArray()
         }
+        if let parentID = message.parentID {
+            writer.key("parent_id"); writer.string(parentID)
+            writer.key("show_in_channel"); writer.bool(message.showInChannel)
+        }
         writer.endObject()
         writer.endObject()
         return writer.bytes

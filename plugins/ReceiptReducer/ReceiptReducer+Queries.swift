@@ -39,9 +39,22 @@ extension ReceiptReducer {
             return QueryAnswer(result: try unreadCounts(params), views: nil)
         case "message_receipts":
             let request = try receiptsRequest(params)
+            if let t = channels[request.ci].thread(ofReply: request.position) {
+                return withViews(request.ci, request.viewer) { visibility in threadReceipts(request, t, visibility) }
+            }
             return withViews(request.ci, request.viewer) { visibility in messageReceipts(request, visibility) }
+        case "thread_state":
+            let ci = try channel(params)
+            let parentID = try Self.required(params, "parent_id", Identifier.isValidMessageID, Self.idRule)
+            let viewer = try Self.required(params, "viewer", Identifier.isValidUserID, Self.userRule)
+            let channel = channels[ci]
+            guard let parent = channel.messageIndex.position(of: parentID, in: channel.messageIDs),
+                let t = channel.thread(ofParent: parent)
+            else { throw .notFound("params.parent_id: no thread of \(parentID) in \(channel.cid)") }
+            return withViews(ci, viewer) { visibility in threadState(ci, t, visibility) }
         default:
-            throw .badRequest("method: unknown method \"\(method)\"; expected channel_state, unread_counts or message_receipts")
+            throw .badRequest(
+                "method: unknown method \"\(method)\"; expected channel_state, unread_counts, message_receipts or thread_state")
         }
     }
 
@@ -128,7 +141,7 @@ extension ReceiptReducer {
 
     // MARK: Params
 
-    private static func string(
+    static func string(
         _ params: JSONValue, _ name: String, _ isValid: (String) -> Bool, _ rule: String
     ) throws(QueryError) -> String? {
         guard let value = params[name], value != .null else { return nil }
@@ -137,7 +150,7 @@ extension ReceiptReducer {
         return text
     }
 
-    private static func required(
+    static func required(
         _ params: JSONValue, _ name: String, _ isValid: (String) -> Bool, _ rule: String
     ) throws(QueryError) -> String {
         guard let text = try string(params, name, isValid, rule) else { throw .badRequest("params.\(name): required") }
@@ -145,10 +158,10 @@ extension ReceiptReducer {
     }
 
     private static let cidRule = "must be TYPE:ID, TYPE [a-z0-9_-]{1,64}, ID [A-Za-z0-9_!.@-]{1,128}"
-    private static let idRule = "must match [A-Za-z0-9_!.@-]{1,128}"
-    private static let userRule = "must match [A-Za-z0-9_!.@-]{1,128} and not start with @"
+    static let idRule = "must match [A-Za-z0-9_!.@-]{1,128}"
+    static let userRule = "must match [A-Za-z0-9_!.@-]{1,128} and not start with @"
 
-    private func channel(_ params: JSONValue) throws(QueryError) -> Int {
+    func channel(_ params: JSONValue) throws(QueryError) -> Int {
         let cid = try Self.required(params, "cid", Identifier.isValidCID, Self.cidRule)
         guard let ci = channelIndex[cid] else { throw .notFound("params.cid: no channel \(cid)") }
         return Int(ci)
@@ -251,8 +264,11 @@ extension ReceiptReducer {
     /// An unknown user has no unread (zeros, no channels).
     private func unreadCounts(_ params: JSONValue) throws(QueryError) -> [UInt8] {
         let userID = try Self.required(params, "user_id", Identifier.isValidUserID, Self.userRule)
-        var rows: [(cid: String, unread: Int, mentions: Int, muted: Bool, countUnread: String, lastRead: String?, first: String)] = []
+        var rows: [(cid: String, unread: Int, mentions: Int, muted: Bool, countUnread: String, lastRead: String?, first: String?,
+                    threads: [String]?)] = []
         var totals = UnreadTotals()
+        // Thread fields only for a user who takes part in a thread of one of their channels.
+        var threadTotal: Int?
         if let user = userIndex[userID] {
             totals = self.totals(user)
             for ci in userChannels[Int(user)] {
@@ -260,12 +276,16 @@ extension ReceiptReducer {
                 // userChannels lists only channels where the user has a slot.
                 let record = channel.members[Int(channel.slots[user]!)]
                 let unread = channel.unread(after: record.readPosition, user: user)
-                guard unread > 0, let first = channel.firstUnread(after: record.readPosition, user: user) else {
-                    continue
-                }
+                let takesPart = channel.participation[user] != nil
+                let threads = takesPart ? unreadThreads(Int(ci), user) : []
+                if takesPart { threadTotal = (threadTotal ?? 0) + threads.count }
+                guard unread > 0 || !threads.isEmpty else { continue }
+                let first = unread > 0 ? channel.firstUnread(after: record.readPosition, user: user) : nil
                 rows.append((
                     channel.cid, unread, channel.unreadMentions(after: record.readPosition, user: user),
-                    record.muted, record.countUnread.rawValue, times.decode(record.readTime), channel.messageIDs[Int(first)]
+                    record.muted, record.countUnread.rawValue, times.decode(record.readTime),
+                    first.map { channel.messageIDs[Int($0)] },
+                    takesPart ? threads.map { channel.messageIDs[Int(channel.threads[$0].parent)] } : nil
                 ))
             }
         }
@@ -275,6 +295,7 @@ extension ReceiptReducer {
         writer.key("total_unread_count"); writer.int(totals.total)
         writer.key("unread_channels"); writer.int(totals.channels)
         writer.key("total_unread_mentions"); writer.int(totals.mentions)
+        if let threadTotal { writer.key("unread_threads"); writer.int(threadTotal) }
         writer.key("channels")
         writer.beginArray()
         for row in rows {
@@ -285,7 +306,14 @@ extension ReceiptReducer {
             writer.key("muted"); writer.bool(row.muted)
             writer.key("count_unread"); writer.string(row.countUnread)
             writer.key("last_read"); writeOptional(&writer, row.lastRead)
-            writer.key("first_unread_message_id"); writer.string(row.first)
+            writer.key("first_unread_message_id"); writeOptional(&writer, row.first)
+            if let threads = row.threads {
+                writer.key("unread_threads"); writer.int(threads.count)
+                writer.key("unread_thread_parent_ids")
+                writer.beginArray()
+                for id in threads { writer.string(id) }
+                writer.endArray()
+            }
             writer.endObject()
         }
         writer.endArray()
@@ -299,7 +327,11 @@ extension ReceiptReducer {
         var position: Int32
         var viewer: String
         var pageSize: Int
+        /// The readers' cursor (no `list`).
         var cursor: ReaderCursor?
+        /// The list asked for, if any, and its cursor.
+        var list: ReceiptList?
+        var after: MemberCursor?
     }
 
     private func receiptsRequest(_ params: JSONValue) throws(QueryError) -> ReceiptsRequest {
@@ -313,24 +345,28 @@ extension ReceiptReducer {
             }
             pageSize = Int(size)
         }
+        let listText = try Self.string(params, "list", { ReceiptList(rawValue: $0) != nil },
+                                       "must be read, delivered, unread or undelivered")
+        let list = listText.flatMap { ReceiptList(rawValue: $0) }
         let cursorText = try Self.string(params, "cursor", { _ in true }, "")
-        let cursor: ReaderCursor?
+        var cursor: ReaderCursor?
+        var after: MemberCursor?
         if let cursorText {
-            guard let parsed = ReaderCursor(cursorText) else {
+            // A list pages by user id, the readers by recency: each takes only its own cursors.
+            if list == nil { cursor = ReaderCursor(cursorText) } else { after = MemberCursor(cursorText) }
+            guard cursor != nil || after != nil else {
                 throw .badRequest("params.cursor: not a cursor this service returned")
             }
-            cursor = parsed
-        } else {
-            cursor = nil
         }
         let channel = channels[ci]
         guard let position = channel.messageIndex.position(of: messageID, in: channel.messageIDs) else {
             throw .notFound("params.message_id: no message \(messageID) in \(channel.cid)")
         }
-        return ReceiptsRequest(ci: ci, position: position, viewer: viewer, pageSize: pageSize, cursor: cursor)
+        return ReceiptsRequest(
+            ci: ci, position: position, viewer: viewer, pageSize: pageSize, cursor: cursor, list: list, after: after)
     }
 
-    /// `message_receipts {cid, message_id, viewer, page_size?, cursor?}`:
+    /// `message_receipts {cid, message_id, viewer, list?, page_size?, cursor?}`:
     /// counts over the current members other than the sender, in O(log n) (a
     /// view takes out its hidden members in O(log h)); readers newest first —
     /// by the time their read watermark last moved (the `last_read` shown),
@@ -376,6 +412,18 @@ extension ReceiptReducer {
         writer.key("unread_member_count"); writer.int(others - hidden.read - visibleReadCount)
         writer.key("undelivered_member_count"); writer.int(others - hidden.delivery - visibleDeliveredCount)
         writer.key("hidden_member_count"); writer.int(hidden.any)
+        if let list = request.list {
+            let total =
+                switch list {
+                case .read: visibleReadCount
+                case .unread: others - hidden.read - visibleReadCount
+                case .delivered: visibleDeliveredCount
+                case .undelivered: others - hidden.delivery - visibleDeliveredCount
+                }
+            writeList(&writer, request, list, sender: sender, total: total, visibility)
+            writer.endObject()
+            return (writer.bytes, hidden.any)
+        }
         writer.key("readers")
         writer.beginArray()
         var nextCursor: String?
@@ -430,7 +478,82 @@ extension ReceiptReducer {
         return (writer.bytes, hidden.any)
     }
 
-    private func writeReader(_ writer: inout JSONWriter, _ channel: ChannelState, _ record: MemberState) {
+    /// A `message_receipts` list: `members`, one page of the visible members
+    /// in `list` sorted by user id, from after the cursor's user id, then
+    /// `next_cursor` (`u:<user_id>` of the last one written, `null` after the
+    /// last page). `total` is how many the list holds for this view.
+    ///
+    /// The page walks the channel's ``MemberOrder`` from the cursor (a binary
+    /// search, O(log n)), passing over the members not in the list: O(log n +
+    /// w) for the w members walked, each checked in O(1) (O(1) more for the
+    /// time its watermark passed the message). Without a cursor the walk stops
+    /// once `total` are written. A view that hides the aspect from everyone but
+    /// the viewer looks at the viewer alone.
+    func writeList(
+        _ writer: inout JSONWriter, _ request: ReceiptsRequest, _ list: ReceiptList, sender: UInt32, total: Int,
+        _ visibility: Visibility
+    ) {
+        let channel = channels[request.ci]
+        let position = request.position
+        func hides(_ user: UInt32) -> Bool {
+            list.isRead ? visibility.hidesRead(user, userFlags) : visibility.hidesDelivery(user, userFlags)
+        }
+        func listed(_ slot: Int32) -> Bool {
+            let record = channel.members[Int(slot)]
+            let watermark = list.isRead ? record.readPosition : record.deliveredPosition
+            return record.user != sender && (watermark >= position) == list.passed && !hides(record.user)
+        }
+        func write(_ slot: Int32) {
+            let record = channel.members[Int(slot)]
+            writer.beginObject()
+            writer.key("user_id"); writer.string(users[Int(record.user)])
+            if let key = list.timeKey {
+                writer.key(key)
+                writeOptional(&writer, channel.passed(position, slot: slot, read: list.isRead).flatMap { times.decode($0) })
+            }
+            writer.endObject()
+        }
+        writer.key("members")
+        writer.beginArray()
+        var nextCursor: String?
+        if (list.isRead ? visibility.read : visibility.delivery) == .all {
+            // Only the viewer's own entry shows: one at most, no next page.
+            if let viewer = visibility.viewer, let slot = channel.currentSlot(of: viewer), listed(slot),
+                request.after.map({ users[Int(viewer)] > $0.userID }) ?? true
+            {
+                write(slot)
+            }
+        } else {
+            let order = channel.memberOrder
+            var index = request.after.map { order.bound($0.userID, strict: true, users) } ?? order.startIndex
+            // Without a cursor every visible member of the list is ahead, and their number is known.
+            let known: Int? = request.after == nil ? total : nil
+            var written = 0
+            var last: UInt32?
+            while written < known ?? .max, let user = order.member(at: index) {
+                // The order holds current members only, and every current member has a slot.
+                let slot = channel.slots[user]!
+                if listed(slot) {
+                    if written == request.pageSize {
+                        nextCursor = last.map { MemberCursor(userID: users[Int($0)]).text }
+                        break
+                    }
+                    write(slot)
+                    written += 1
+                    last = user
+                    if written == request.pageSize, let known, known > written {
+                        nextCursor = MemberCursor(userID: users[Int(user)]).text
+                        break
+                    }
+                }
+                index = order.index(after: index)
+            }
+        }
+        writer.endArray()
+        writer.key("next_cursor"); writeOptional(&writer, nextCursor)
+    }
+
+    func writeReader(_ writer: inout JSONWriter, _ channel: ChannelState, _ record: MemberState) {
         writer.beginObject()
         writer.key("user_id"); writer.string(users[Int(record.user)])
         writer.key("last_read"); writeOptional(&writer, times.decode(record.readTime))

@@ -22,11 +22,22 @@ import EventBusCore
 /// settings: the number of records with a setting other than the default,
 /// then for each, by slot, the slot and a byte (bit 0 muted, bits 1–2 the
 /// count preference: 0 all, 1 mentions, 2 off). Versions 1–3 load with no
-/// mentions and default settings. Only the primary state is
-/// stored; the count structures are rebuilt on load in O(n log n).
+/// mentions and default settings. Version 5 adds threads and when the
+/// watermarks passed the messages: each message, after its flags, has its
+/// parent (0 for none, else the parent's position + 1, a channel message
+/// before it) and, for a reply, a byte (1 if shown in the channel); at the
+/// end, per channel in order, the number of records with a
+/// ``WatermarkHistory`` of their own, then for each, by slot, the slot, then
+/// the read and the delivered crossings, each a count and that many
+/// (position, time) pairs, oldest first; then, per channel, per thread in
+/// order of its first reply, its participants: a count, then each one's
+/// user, read and delivered positions, read and delivered times, read stamp
+/// and crossings. Versions 1–4 load with no threads and no histories: each
+/// watermark passed everything up to it at its last move. Only the primary
+/// state is stored; the count structures are rebuilt on load in O(n log n).
 extension ReceiptReducer {
     static let snapshotMagic: [UInt8] = [0x52, 0x52, 0x53]  // "RRS"
-    static let snapshotVersion: UInt8 = 4
+    static let snapshotVersion: UInt8 = 5
 
     /// Encodes the whole state.
     public func encodeSnapshot() -> [UInt8] {
@@ -43,9 +54,15 @@ extension ReceiptReducer {
         for channel in channels {
             w.string(channel.cid)
             w.uint(UInt64(channel.messageIDs.count))
-            for (id, info) in zip(channel.messageIDs, channel.messageInfo) {
+            for (position, (id, info)) in zip(channel.messageIDs, channel.messageInfo).enumerated() {
                 w.string(id)
                 w.uint(UInt64(info))
+                if let t = channel.thread(ofReply: Int32(position)) {
+                    w.uint(UInt64(channel.threads[t].parent) + 1)
+                    w.bytes.append(channel.inChannel(Int32(position)) ? 1 : 0)
+                } else {
+                    w.uint(0)
+                }
             }
             w.uint(UInt64(channel.members.count))
             for record in channel.members {
@@ -81,7 +98,38 @@ extension ReceiptReducer {
                 w.bytes.append(Self.settingsByte(channel.members[slot]))
             }
         }
+        for channel in channels {
+            w.uint(UInt64(channel.histories.count))
+            for (slot, history) in channel.histories.sorted(by: { $0.key < $1.key }) {
+                w.uint(UInt64(slot))
+                Self.encode(history, &w)
+            }
+        }
+        for channel in channels {
+            for thread in channel.threads {
+                w.uint(UInt64(thread.participants.count))
+                for record in thread.participants {
+                    w.uint(UInt64(record.user))
+                    w.uint(UInt64(record.readPosition))
+                    w.uint(UInt64(record.deliveredPosition))
+                    w.int(record.readTime)
+                    w.int(record.deliveredTime)
+                    w.uint(UInt64(record.readStamp))
+                    Self.encode(record.history, &w)
+                }
+            }
+        }
         return w.bytes
+    }
+
+    private static func encode(_ history: WatermarkHistory, _ w: inout SnapshotWriter) {
+        for crossings in [history.read, history.delivered] {
+            w.uint(UInt64(crossings.count))
+            for entry in crossings.entries {
+                w.uint(UInt64(entry.position))
+                w.int(entry.time)
+            }
+        }
     }
 
     /// Restores a reducer from ``encodeSnapshot()``'s bytes.
@@ -125,6 +173,10 @@ extension ReceiptReducer {
         if version >= 4 {
             try decodeMentions(&r)
             try decodeMemberSettings(&r)
+        }
+        if version >= 5 {
+            try decodeHistories(&r)
+            try decodeParticipants(&r)
         }
         guard r.isAtEnd else { throw SnapshotError("trailing bytes at \(r.offset)") }
     }
@@ -188,6 +240,86 @@ extension ReceiptReducer {
         }
     }
 
+    /// Reads when the watermarks passed the messages (version 5).
+    private mutating func decodeHistories(_ r: inout SnapshotReader) throws(SnapshotError) {
+        for ci in channels.indices {
+            let cid = channels[ci].cid
+            var previous = -1
+            for _ in 0..<(try r.count("histories")) {
+                let slot = try r.uint()
+                guard slot < UInt64(channels[ci].members.count), Int(slot) > previous else {
+                    throw SnapshotError("\(cid): bad history slot \(slot)")
+                }
+                previous = Int(slot)
+                let record = channels[ci].members[Int(slot)]
+                let read = try Self.decodeCrossings(&r, cid, watermark: record.readPosition)
+                let delivered = try Self.decodeCrossings(&r, cid, watermark: record.deliveredPosition)
+                let history = WatermarkHistory(read: read, delivered: delivered)
+                guard history != WatermarkHistory(implied: record) else {
+                    throw SnapshotError("\(cid): a history the record implies at slot \(slot)")
+                }
+                channels[ci].histories[Int32(slot)] = history
+            }
+        }
+    }
+
+    /// Reads the threads' participants (version 5).
+    private mutating func decodeParticipants(_ r: inout SnapshotReader) throws(SnapshotError) {
+        for ci in channels.indices {
+            let cid = channels[ci].cid
+            for t in channels[ci].threads.indices {
+                let parent = channels[ci].threads[t].parent
+                func isThreadMessage(_ position: UInt64) -> Bool {
+                    position == UInt64(parent)
+                        || (position < UInt64(channels[ci].messageIDs.count) && channels[ci].thread(ofReply: Int32(position)) == t)
+                }
+                for _ in 0..<(try r.count("participants")) {
+                    let user = try r.uint()
+                    let read = try r.uint()
+                    let delivered = try r.uint()
+                    let readTime = try r.int()
+                    let deliveredTime = try r.int()
+                    let stamp = try r.uint()
+                    guard user < UInt64(users.count), channels[ci].threads[t].participant(UInt32(user)) == nil,
+                        isThreadMessage(read), isThreadMessage(delivered), delivered >= read, stamp < UInt64(Int64.max)
+                    else { throw SnapshotError("\(cid): bad thread participant") }
+                    func watermark(_ position: UInt64) -> Int32 { position == UInt64(parent) ? -1 : Int32(position) }
+                    let history = WatermarkHistory(
+                        read: try Self.decodeCrossings(&r, cid, watermark: watermark(read)),
+                        delivered: try Self.decodeCrossings(&r, cid, watermark: watermark(delivered)))
+                    channels[ci].threads[t].participants.append(ThreadMember(
+                        user: UInt32(user), readPosition: Int32(read), deliveredPosition: Int32(delivered), readTime: readTime,
+                        deliveredTime: deliveredTime, readStamp: Int64(stamp), history: history))
+                    channels[ci].participation[UInt32(user), default: []].append(Int32(t))
+                    channels[ci].nextReadStamp = max(channels[ci].nextReadStamp, Int64(stamp) + 1)
+                }
+            }
+        }
+    }
+
+    /// One watermark's crossings: positions increasing, the last at `watermark`, none for -1.
+    private static func decodeCrossings(_ r: inout SnapshotReader, _ cid: String, watermark: Int32)
+        throws(SnapshotError) -> Crossings
+    {
+        let count = try r.count("crossings")
+        guard count <= Crossings.capacity else { throw SnapshotError("\(cid): \(count) crossings") }
+        var crossings = Crossings()
+        var previous: Int64 = -1
+        for _ in 0..<count {
+            let position = try r.uint()
+            let time = try r.int()
+            guard Int64(position) > previous, position <= UInt64(max(watermark, 0)) else {
+                throw SnapshotError("\(cid): bad crossing at \(position)")
+            }
+            previous = Int64(position)
+            crossings.append(Int32(position), time)
+        }
+        guard (count == 0) == (watermark < 0), count == 0 || previous == Int64(watermark) else {
+            throw SnapshotError("\(cid): crossings that end off the watermark")
+        }
+        return crossings
+    }
+
     /// Reads the mentions (version 4) and rebuilds each channel's mention index.
     private mutating func decodeMentions(_ r: inout SnapshotReader) throws(SnapshotError) {
         for ci in channels.indices {
@@ -211,7 +343,7 @@ extension ReceiptReducer {
                 }
                 guard !mentioned.isEmpty else { throw SnapshotError("\(cid): empty mention at \(position)") }
                 channels[ci].mentionedUsers[at] = mentioned
-                if ChannelState.isCountable(info) {
+                if ChannelState.isCountable(info) && channels[ci].inChannel(at) {
                     for user in mentioned { channels[ci].mentions[user, default: []].append(at) }
                 }
             }
@@ -236,10 +368,31 @@ extension ReceiptReducer {
             guard channel.messageIndex.position(of: id, in: channel.messageIDs) == nil else {
                 throw SnapshotError("\(cid): duplicate message \(id)")
             }
+            var root: Int32?
+            var shown = true
+            if version >= 5, case let parent = try r.uint(), parent > 0 {
+                guard parent <= UInt64(position), channel.thread(ofReply: Int32(parent - 1)) == nil else {
+                    throw SnapshotError("\(cid): message \(id) has a bad parent")
+                }
+                root = Int32(parent - 1)
+                let byte = try r.byte()
+                guard byte <= 1 else { throw SnapshotError("\(cid): message \(id) has a bad show_in_channel") }
+                shown = byte == 1
+            }
             channel.messageIDs.append(id)
             channel.messageInfo.append(UInt32(info))
             channel.messageIndex.insert(position, in: channel.messageIDs)
-            let counts = ChannelState.isCountable(UInt32(info))
+            if shown { channel.latest = position } else { channel.threadOnly.insert(position) }
+            if let root {
+                if channel.thread(ofParent: root) == nil {
+                    channel.threadOfParent[root] = Int32(channel.threads.count)
+                    channel.threads.append(ThreadState(parent: root))
+                }
+                let t = channel.thread(ofParent: root)!
+                channel.threadOfReply[position] = Int32(t)
+                channel.threads[t].replies.append(position)
+            }
+            let counts = ChannelState.isCountable(UInt32(info)) && shown
             flags.append(counts ? 1 : 0)
             if counts { channel.ownCountable[UInt32(info) & ChannelState.senderMask, default: []].append(position) }
         }

@@ -42,6 +42,19 @@ import EventBusCore
 ///   sending a message, joining), equal times by the order the reducer applied
 ///   those moves, later first (a per-channel read stamp). The cursor names the
 ///   last reader returned by (time, stamp).
+/// - `message_receipts` with a `list` (`read`, `delivered`, `unread`,
+///   `undelivered`) pages through those members by user id (cursor
+///   `u:<user_id>`, as `channel_state`), each reader or recipient with the
+///   time their watermark passed the message: the first of its last three
+///   moves forward to reach the message (``Crossings``), kept only for the
+///   members with more to remember than their last move.
+/// - Threads (`parent_id`) are kept apart from the channel: a reply the
+///   channel does not show never counts in it, and each participant has
+///   thread watermarks in a ``ThreadState`` that exists only once the thread
+///   has a reply; acks naming a reply move those, never the channel's, and
+///   a member who takes part in no thread moves nothing by acking its
+///   replies. Thread counts are computed from the thread's replies,
+///   O(replies after the watermark).
 /// - `channel_state` is paged so that a reply fits the PUB batch limit for any
 ///   channel size: `page_size` 1–1000 (default 1000) members sorted by user id,
 ///   from after `cursor`; the opaque cursor is `u:<user_id>` of the last member

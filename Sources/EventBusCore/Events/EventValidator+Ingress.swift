@@ -46,10 +46,15 @@ extension EventValidator {
             }
             let silent = try bool(message["silent"], "data.message.silent") ?? false
             let mentioned = try userIDs(message["mentioned_users"], "data.message.mentioned_users") ?? []
+            let parent = try message["parent_id"].map { value throws(EventValidationError) in
+                try messageID(value, "data.message.parent_id")
+            }
+            let shown = try bool(message["show_in_channel"], "data.message.show_in_channel") ?? false
             return .messageNew(
                 cid: cid,
                 message: NewMessage(
-                    id: id, userID: sender, createdAt: createdAt, kind: kind, silent: silent, mentionedUsers: mentioned))
+                    id: id, userID: sender, createdAt: createdAt, kind: kind, silent: silent, mentionedUsers: mentioned,
+                    parentID: parent, showInChannel: shown))
         case .messageDeleted:
             return .messageDeleted(
                 cid: try cid(data["cid"], "data.cid"), messageID: try messageID(data["message_id"], "data.message_id"))

@@ -147,6 +147,8 @@ extension EventValidator {
         case userID
         /// A required message id.
         case messageID
+        /// An optional message id.
+        case optionalMessageID
         /// A required strict timestamp.
         case timestamp
         /// An optional strict timestamp.
@@ -169,6 +171,8 @@ extension EventValidator {
                 return Self.plainString(span, in: object).map(Identifier.isUserID) ?? false
             case .messageID:
                 return Self.plainString(span, in: object).map(Identifier.isID) ?? false
+            case .optionalMessageID:
+                return span == nil || Self.messageID.accepts(span, in: object)
             case .timestamp:
                 return Self.plainString(span, in: object).map(Identifier.isTimestamp) ?? false
             case .optionalTimestamp:
@@ -274,7 +278,8 @@ extension EventValidator {
         /// `data.message` of `message.new`.
         static let message = IngressShape([
             "id": .messageID, "user_id": .userID, "created_at": .timestamp, "type": .optionalMessageKind,
-            "silent": .optionalBool, "mentioned_users": .optionalUserIDs,
+            "silent": .optionalBool, "mentioned_users": .optionalUserIDs, "parent_id": .optionalMessageID,
+            "show_in_channel": .optionalBool,
         ])
 
         /// The shape of `data` for a type the fast path checks; `nil` for the others.

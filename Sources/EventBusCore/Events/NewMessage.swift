@@ -21,11 +21,15 @@ public struct NewMessage: Sendable, Equatable, Hashable {
     public var kind: Kind
     /// `message.silent`; `false` when omitted. Silent messages never count as unread.
     public var silent: Bool
+    /// `message.parent_id`: the message whose thread this one replies in; `nil` for a channel message.
+    public var parentID: String?
+    /// `message.show_in_channel`; `false` when omitted. A thread reply also shown in the channel.
+    public var showInChannel: Bool
 
     /// Creates a message description.
     public init(
         id: String, userID: String, createdAt: String, kind: Kind = .regular, silent: Bool = false,
-        mentionedUsers: [String] = []
+        mentionedUsers: [String] = [], parentID: String? = nil, showInChannel: Bool = false
     ) {
         self.id = id
         self.userID = userID
@@ -33,5 +37,7 @@ public struct NewMessage: Sendable, Equatable, Hashable {
         self.kind = kind
         self.silent = silent
         self.mentionedUsers = mentionedUsers
+        self.parentID = parentID
+        self.showInChannel = showInChannel
     }
 }

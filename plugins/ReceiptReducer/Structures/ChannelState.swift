@@ -7,7 +7,9 @@
 ///   members by read and by delivered position (element `p + 1` for position
 ///   `p`, element 0 for "none"), the readers' order by recency (``ReaderList``,
 ///   for `message_receipts` pages) and the members' order by user id
-///   (``MemberOrder``, for `channel_state` pages).
+///   (``MemberOrder``, for `channel_state` pages and `message_receipts` lists),
+///   and when each watermark passed each message (``WatermarkHistory``, for the
+///   records that need one).
 struct ChannelState: Sendable {
     /// Flag bits in ``messageInfo``; the low 29 bits are the sender.
     static let systemBit: UInt32 = 1 << 29
@@ -54,13 +56,29 @@ struct ChannelState: Sendable {
     var hiddenDeliveries: [Int32] = []
     /// Current members with read or delivery receipts off.
     var hiddenMembers = 0
+    /// Slot → when each watermark passed each message, for the records whose
+    /// crossings are not just their watermarks' last moves (a second move
+    /// forward, or a mark unread): a record without an entry has
+    /// ``WatermarkHistory/init(implied:)``. Members who moved once pay nothing.
+    var histories: [Int32: WatermarkHistory] = [:]
 
     init(cid: String) {
         self.cid = cid
     }
 
-    /// The last message's position, -1 when there is none.
-    var latest: Int32 { Int32(messageIDs.count) - 1 }
+    /// The last channel message's position (a thread reply not shown in the
+    /// channel is not one), -1 when there is none.
+    var latest: Int32 = -1
+    /// The channel's threads, in the order of their first replies.
+    var threads: [ThreadState] = []
+    /// Parent position → index in ``threads``.
+    var threadOfParent: [Int32: Int32] = [:]
+    /// Reply position → index in ``threads``.
+    var threadOfReply: [Int32: Int32] = [:]
+    /// The replies not shown in the channel: they never count in it.
+    var threadOnly: Set<Int32> = []
+    /// User → the threads they take part in (indices in ``threads``).
+    var participation: [UInt32: [Int32]] = [:]
 
     /// Whether the message at `position` counts as unread for others.
     static func isCountable(_ info: UInt32) -> Bool {
@@ -137,11 +155,25 @@ struct ChannelState: Sendable {
 
     // MARK: Changes
 
+    /// Whether the message at `position` is in the channel (not a thread reply the channel does not show).
+    func inChannel(_ position: Int32) -> Bool {
+        threadOnly.isEmpty || !threadOnly.contains(position)
+    }
+
+    /// The last channel message before `position`, -1 if none: thread replies
+    /// the channel does not show are passed over, O(those replies).
+    func channelMessage(before position: Int32) -> Int32 {
+        var p = position - 1
+        while p >= 0 && !inChannel(p) { p -= 1 }
+        return p
+    }
+
     /// Appends a message and returns its position. `mentioned` lists each
-    /// mentioned user once, never the sender.
-    mutating func appendMessage(id: String, sender: UInt32, system: Bool, silent: Bool, mentioned: [UInt32] = [])
-        -> Int32
-    {
+    /// mentioned user once, never the sender. A message not `inChannel` (a
+    /// thread reply the channel does not show) never counts in the channel.
+    mutating func appendMessage(
+        id: String, sender: UInt32, system: Bool, silent: Bool, mentioned: [UInt32] = [], inChannel: Bool = true
+    ) -> Int32 {
         let position = Int32(messageIDs.count)
         var info = sender
         if system { info |= Self.systemBit }
@@ -149,7 +181,8 @@ struct ChannelState: Sendable {
         messageIDs.append(id)
         messageInfo.append(info)
         messageIndex.insert(position, in: messageIDs)
-        let counts = Self.isCountable(info)
+        if inChannel { latest = position } else { threadOnly.insert(position) }
+        let counts = Self.isCountable(info) && inChannel
         countable.append(counts ? 1 : 0)
         if counts { ownCountable[sender, default: []].append(position) }
         if !mentioned.isEmpty {
@@ -168,7 +201,7 @@ struct ChannelState: Sendable {
         let info = messageInfo[Int(position)]
         guard info & Self.deletedBit == 0 else { return false }
         messageInfo[Int(position)] = info | Self.deletedBit
-        if Self.isCountable(info) {
+        if Self.isCountable(info) && inChannel(position) {
             countable.add(Int(position), -1)
             let sender = info & Self.senderMask
             let i = Self.lowerBound(ownCountable[sender] ?? [], position)
@@ -251,10 +284,37 @@ struct ChannelState: Sendable {
         return true
     }
 
+    /// The crossings of the record in `slot`.
+    func history(_ slot: Int32) -> WatermarkHistory {
+        histories[slot] ?? WatermarkHistory(implied: members[Int(slot)])
+    }
+
+    /// Keeps `history` for `slot`, or no entry if the record implies it.
+    private mutating func store(_ history: WatermarkHistory, slot: Int32) {
+        histories[slot] = history == WatermarkHistory(implied: members[Int(slot)]) ? nil : history
+    }
+
+    /// The time the read (`read`) or delivered watermark of the record in
+    /// `slot` passed the message at `position`, `nil` if it has not.
+    func passed(_ position: Int32, slot: Int32, read: Bool) -> Int64? {
+        let record = members[Int(slot)]
+        guard let history = histories[slot] else {
+            if read { return record.readPosition >= position ? record.readTime : nil }
+            return record.deliveredPosition >= position ? record.deliveredTime : nil
+        }
+        return (read ? history.read : history.delivered).time(passing: position)
+    }
+
     /// Sets a current member's read watermark (either direction) with the
     /// next read stamp, and moves them to their new place by read recency.
     mutating func setRead(slot: Int32, to position: Int32, time: Int64, flags: PrivacyFlags) {
         let old = members[Int(slot)]
+        var history = history(slot)
+        if position > old.readPosition {
+            history.read.append(position, time)
+        } else {
+            history.read.pullBack(to: position)
+        }
         if old.isMember {
             if old.readPosition != position {
                 if flags.contains(.readOff) {
@@ -271,11 +331,14 @@ struct ChannelState: Sendable {
         members[Int(slot)].readStamp = nextReadStamp
         nextReadStamp += 1
         if old.isMember { readers.insert(slot, members) }
+        store(history, slot: slot)
     }
 
     /// Sets a current member's delivered watermark.
     mutating func setDelivered(slot: Int32, to position: Int32, time: Int64, flags: PrivacyFlags) {
         let old = members[Int(slot)]
+        var history = history(slot)
+        if position > old.deliveredPosition { history.delivered.append(position, time) }
         if old.isMember && old.deliveredPosition != position {
             if flags.contains(.deliveryOff) {
                 Self.update(&hiddenDeliveries, old.deliveredPosition, -1)
@@ -286,6 +349,7 @@ struct ChannelState: Sendable {
         }
         members[Int(slot)].deliveredPosition = position
         members[Int(slot)].deliveredTime = time
+        store(history, slot: slot)
     }
 
     /// The slot of `user` if they are a member now.

@@ -1,0 +1,21 @@
+/// One participant's record in a thread (docs/events.md rule 14): their
+/// thread watermarks as positions in the channel's message sequence, the
+/// thread's parent standing for "no reply" (shown as `null`), with times, the
+/// read stamp of the last read move (from the channel's stamps) and when each
+/// watermark passed each reply.
+struct ThreadMember: Sendable, Equatable {
+    /// The interned user.
+    var user: UInt32
+    /// The read watermark: a reply's position, or the parent's.
+    var readPosition: Int32
+    /// The delivered watermark (never behind ``readPosition``).
+    var deliveredPosition: Int32
+    /// When the read watermark last moved (``TimeTable/none`` before any move).
+    var readTime: Int64
+    /// When the delivered watermark last moved.
+    var deliveredTime: Int64
+    /// The channel's read stamp of the read watermark's last move.
+    var readStamp: Int64
+    /// When each watermark passed each reply (rule 13), kept for every participant.
+    var history: WatermarkHistory
+}
