@@ -11,6 +11,8 @@ public protocol BusFront: Sendable {
     var commandEndpoint: String { get }
     /// The stream endpoint as bound, if the front has one.
     var streamEndpoint: String? { get }
+    /// The name of the thread ``run()`` blocks on (for debuggers and `top -H`).
+    var threadName: String { get }
     /// Serves until ``stop()``; throws when it cannot go on.
     func run() throws
     /// Asks ``run()`` to return; safe from any thread.
@@ -27,6 +29,7 @@ public struct EmbeddedBroker: BusFront {
 
     public var commandEndpoint: String { broker.commandEndpoint }
     public var streamEndpoint: String? { broker.streamEndpoint }
+    public var threadName: String { "eventbus.broker" }
     public func run() throws { try broker.run() }
     public func stop() { broker.stop() }
 }

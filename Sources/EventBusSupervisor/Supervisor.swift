@@ -9,10 +9,10 @@ import ZeroMQ
 /// `eventbus up`: the broker plus the pipeline's plugin processes, supervised.
 ///
 /// A `ServiceGroup` of its parts, in this order: the broker (its loop on a thread of
-/// its own; or another ``BusFront``, the JetStream gateway of `--backend`), each plugin as a ``PluginProcess`` (started with `--name --input --output
-/// --command --data-dir`, restarted with backoff when it exits or is killed, loud about
-/// crash loops), and the ``ReadinessWatch`` that logs one ready line once every stage
-/// has a connected consumer. Graceful shutdown runs in reverse: the watch, then the
+/// its own; or another ``BusFront``, the JetStream gateway of `--backend`), each plugin
+/// as a ``PluginProcess`` (started with `--name --input --output --command --data-dir`,
+/// restarted with backoff when it exits or is killed, loud about crash loops), and the
+/// ``ReadinessWatch`` that logs one ready line once every stage has a connected consumer. Graceful shutdown runs in reverse: the watch, then the
 /// plugins, then the broker, which commits its log. The broker ending or failing shuts
 /// the group down; its error is ``run()``'s.
 ///
@@ -94,7 +94,7 @@ public final class Supervisor: Service, Sendable {
                                        keys: probeKeys, logger: logger)
         let readiness = self.readiness
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: BlockingService(name: "eventbus.broker", run: { try front.run() }, stop: { front.stop() }),
+            .init(service: BlockingService(name: front.threadName, run: { try front.run() }, stop: { front.stop() }),
                   successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
         ]
         services += processes.map {

@@ -104,6 +104,7 @@ struct GatewayFront: BusFront {
     let gateway: Gateway
     var commandEndpoint: String { gateway.commandEndpoint }
     var streamEndpoint: String? { nil }
+    var threadName: String { "eventbus.gateway" }
     func run() throws { gateway.run() }
     func stop() { gateway.stop() }
 }

@@ -119,14 +119,16 @@ import Testing
         }
     }
 
-    /// Starts `eventbus up --backend` with receipt-reducer on `data`, its command socket in
-    /// `directory`, and waits for its ready line; the process and its stderr's path.
-    static func startUp(urls: [String], directory: String, data: String, run: Int) async throws -> (RunningProcess, String) {
+    /// Starts `eventbus up --backend` with `pipeline` (nil: the default one) on `data`, its
+    /// command socket in `directory`, and waits for its ready line; the process and its
+    /// stderr's path.
+    static func startUp(urls: [String], directory: String, data: String, run: Int,
+                        pipeline: String? = "receipt-reducer") async throws -> (RunningProcess, String) {
         let stderr = directory + "/up-\(run).stderr"
         let up = try RunningProcess(BuildFolder.eventbus, [
-            "up", "--backend", urls.joined(separator: ","), "--pipeline", "receipt-reducer",
+            "up", "--backend", urls.joined(separator: ","),
             "--data-dir", data, "--command", "ipc://\(directory)/command.sock",
-        ], standardError: .file(stderr))
+        ] + (pipeline.map { ["--pipeline", $0] } ?? []), standardError: .file(stderr))
         var patience = Patience(.seconds(60))
         while !((try? String(contentsOfFile: stderr, encoding: .utf8)) ?? "").contains("eventbus ready") {
             guard up.isRunning, patience.allowsAnotherLook() else {
@@ -218,19 +220,8 @@ import Testing
             "out/\(cid)/message.read", "out/@cat/notification.mark_read",
             "out/\(cid)/message.delivered",
         ]
-        let stderr = directory + "/up.stderr"
-        let up = try RunningProcess(BuildFolder.eventbus, [
-            "up", "--backend", test.urls.joined(separator: ","),
-            "--data-dir", directory + "/data", "--command", "ipc://\(directory)/command.sock",
-        ], standardError: .file(stderr))
+        let (up, _) = try await Self.startUp(urls: test.urls, directory: directory, data: directory + "/data", run: 1, pipeline: nil)
         try await awaitingStop(up) {
-            var patience = Patience(.seconds(60))
-            while !((try? String(contentsOfFile: stderr, encoding: .utf8)) ?? "").contains("eventbus ready") {
-                guard up.isRunning, patience.allowsAnotherLook() else {
-                    throw TestFailure("not ready: \((try? String(contentsOfFile: stderr, encoding: .utf8)) ?? "")")
-                }
-                try await Task.sleep(for: .milliseconds(50))  // a poll interval
-            }
             let client = try BusClient(options: BusClientOptions(endpoint: "ipc://\(directory)/command.sock", requestTimeout: .seconds(30)))
             defer { client.close() }
             _ = try await client.publish(events)
