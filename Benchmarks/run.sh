@@ -244,6 +244,14 @@ if [ "${JETSTREAM:-1}" = 1 ] && [ "${ONLY:-}" != real ]; then
   line=$($BIN/eventbus-bench throughput "$GATEWAY_EP" "$JS_COUNT" 100 16)
   echo "js_bus $(echo "$line" | grep -o ' events_per_s=[0-9]*' | cut -d= -f2)" >> $RESULTS
   kill $JSGW; wait $JSGW 2>/dev/null || true
+  # Acks through receipt-reducer with `eventbus up --backend` on the same cluster.
+  JSUP_EP=$(ep)
+  $BIN/eventbus up --backend "$URLS" --pipeline receipt-reducer --data-dir $WORK/jsup --command "$JSUP_EP" 2>$WORK/jsup.log &
+  JSUP=$!; pids+=($JSUP)
+  for _ in $(seq 600); do grep -q "eventbus ready" $WORK/jsup.log 2>/dev/null && break; sleep 0.05; done
+  line=$($BIN/eventbus-bench reducer "$JSUP_EP" 20000 100 16)
+  echo "js_reducer_acks $(echo "$line" | grep -o 'acks_per_s=[0-9]*' | cut -d= -f2)" >> $RESULTS
+  kill -TERM $JSUP; wait $JSUP 2>/dev/null || true
   kill $CLUSTER; wait $CLUSTER 2>/dev/null || true
   rm -rf $WORK/nats
 fi
@@ -303,5 +311,6 @@ if "js_raw" in m:
     print(f"{'JetStream, three nodes, R3 streams (once)':52} {'events/s':>12} {'x raw JS':>8} {'goal':>8}")
     print(f"{'  JetStream alone: publish + pull consume (libnats)':52} {m['js_raw']:12,.0f}")
     print(f"{'  the bus: PUBS of 100 via eventbus gateway + consume':52} {m['js_bus']:12,.0f} {m['js_bus'] / m['js_raw']:8.3f} {'>= 0.5':>8}")
+    print(f"{'  acks/s through receipt-reducer, eventbus up --backend':52} {m['js_reducer_acks']:12,.0f}   ({m['js_reducer_acks'] / m['reducer_acks']:.3f} of the embedded broker's)")
 PY
 if [ "$REAL" = 1 ]; then echo; cat $WORK/realistic.txt; fi

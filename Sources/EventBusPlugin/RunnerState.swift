@@ -73,6 +73,10 @@ struct RunnerState {
     private var nextRequest: UInt64 = 1
     private var offered: Set<String> = []
     private var lastTraffic: ContinuousClock.Instant
+    /// When the last of this plugin's output was confirmed: a front that queues output (the
+    /// JetStream gateway answers a connection's PUBs one at a time) is slow, not gone, while
+    /// confirms keep coming.
+    private var lastConfirm: ContinuousClock.Instant?
 
     init(configuration: PluginConfiguration, services: [String], persistent: Bool, appliedSeq: UInt64,
          now: ContinuousClock.Instant) {
@@ -95,6 +99,7 @@ struct RunnerState {
     /// A new connection: HELLO (batched delivery, compact confirms, the plugin's services),
     /// then CONSUME after the last applied SEQ. Output waits for CONSUME's OK.
     mutating func connecting(now: ContinuousClock.Instant) -> [Action] {
+        lastConfirm = nil
         let hello = takeRequestNumber(), consume = takeRequestNumber()
         phase = .connecting(hello: hello, consume: consume, deadline: now + connectTimeout)
         ping = nil
@@ -117,6 +122,15 @@ struct RunnerState {
         lastTraffic = now
     }
 
+    /// Since when output has waited for a confirm with none arriving: the oldest unconfirmed
+    /// send, or the last confirm if one came after it. The confirm timeout counts from there,
+    /// so it catches a connection gone silent, not a long queue that is moving.
+    private var confirmWaitingSince: ContinuousClock.Instant? {
+        guard let oldest = window.oldestSend else { return nil }
+        guard let lastConfirm else { return oldest }
+        return max(oldest, lastConfirm)
+    }
+
     // MARK: Replies
 
     /// A message other than the events, as ``ClientFrames`` parsed it.
@@ -130,6 +144,7 @@ struct RunnerState {
             guard let number = ClientFrames.requestNumber(corr) else { return [] }
             if let place = window.answered(request: number) {
                 window.confirm(place)
+                lastConfirm = now
                 return []
             }
             return answered(number, body: body, now: now)
@@ -271,7 +286,7 @@ struct RunnerState {
             phase = .disconnected
             return [.log(.warning, "broker silent; reconnecting", [:]), .reconnect]
         }
-        if let oldest = window.oldestSend, now - oldest >= confirmTimeout {
+        if let waiting = confirmWaitingSince, now - waiting >= confirmTimeout {
             phase = .disconnected
             return [.log(.warning, "no confirm in time; reconnecting", [:]), .reconnect]
         }
@@ -301,7 +316,7 @@ struct RunnerState {
         case .consuming:
             var next = ping?.deadline
             func consider(_ instant: ContinuousClock.Instant) { next = next.map { min($0, instant) } ?? instant }
-            if let oldest = window.oldestSend { consider(oldest + confirmTimeout) }
+            if let waiting = confirmWaitingSince { consider(waiting + confirmTimeout) }
             for instant in retries.values { consider(instant) }
             if window.isEmpty && ping == nil { consider(lastTraffic + idleAfter) }
             return next

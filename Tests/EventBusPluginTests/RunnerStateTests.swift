@@ -173,6 +173,20 @@ import Testing
         #expect(actions.contains { if case .log(.warning, _, _) = $0 { true } else { false } })
     }
 
+    /// A front that answers a connection's PUBs one at a time (the JetStream gateway) keeps
+    /// the later ones waiting longer than the timeout: while confirms keep coming, that is a
+    /// queue, not a dead connection; five seconds without any is.
+    @Test func confirmsThatKeepComingHoldOffTheTimeoutAndSilenceDoesNot() throws {
+        var state = try consuming(appliedSeq: 5)
+        let first = publish(&state, lastSeq: 9, events(3), at: t0)
+        _ = publish(&state, lastSeq: 12, events(3), at: t0)
+        _ = try state.received(ok(first[0], [bytes("1 2 3")]), now: t0 + .seconds(4))
+        #expect(!reconnects(state.tick(now: t0 + .seconds(5))), "the second waited 5 s, but confirms are coming")
+        #expect(state.nextDeadline == t0 + .seconds(9))
+        #expect(!reconnects(state.tick(now: t0 + .milliseconds(8_999))))
+        #expect(reconnects(state.tick(now: t0 + .seconds(9))), "5 s without a confirm")
+    }
+
     @Test func noConfirmInTimeReconnectsAndResendsTheUnconfirmedOutputInOrderOnceConsuming() throws {
         var state = try consuming(appliedSeq: 5)
         let pubs = publish(&state, lastSeq: 9, events(3), at: t0)
