@@ -301,6 +301,7 @@ print(f"{'message_receipts at 100,000 members (us, in-process)':52} {m['message_
 print(f"{'unread_counts (us, in-process)':52} {m['unread_counts_us']:12,.1f} {'<= 50':>12}")
 print(f"{'resident bytes per (channel, member)':52} {m['per_member_bytes']:12,.0f} {'<= 100':>12}")
 print(f"{'resident bytes per retained message':52} {m['per_message_bytes']:12,.0f} {'<= 48':>12}")
+print(f"{'  per (channel, member) that read three times':52} {m['per_active_member_bytes']:12,.0f} {'<= 100':>12}")
 print()
 print(f"{'gateway fan-out (default pipeline, message.new to one channel)':52} {'events/s':>12}")
 print(f"{'  bus out rate (durable consumer of out), same run':52} {m['gw_out_events_per_s']:12,.0f}")

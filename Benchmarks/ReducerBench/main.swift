@@ -45,7 +45,28 @@ func runBench() throws {
     }
     let messageBytes = Double(residentBytes() - beforeMessages) / 1_000_000
     print("RESULT mode=memory per_message_bytes=\(Int(messageBytes))")
+
     if CommandLine.arguments.dropFirst().first == "memory" { return }
+
+    // (Full runs only.) Memory per (channel, member) that read more than once: 100 channels of 1,000 members,
+    // three messages each, every member reading the first, then the second, then the third.
+    // Each such member keeps the history of its watermark's moves (docs/events.md rule 13).
+    var active = ReceiptReducer()
+    let beforeActive = residentBytes()
+    for c in 0..<100 {
+        let cid = "messaging:a\(c)"
+        _ = active.apply(input(.channelCreated(cid: cid, members: ["sender"] + (0..<1_000).map { "user-\($0)" })))
+        for m in 0..<3 {
+            _ = active.apply(input(.messageNew(cid: cid, message: NewMessage(id: "a\(c)-\(m)", userID: "sender", createdAt: time))))
+        }
+        for m in 0..<3 {
+            for u in 0..<1_000 {
+                _ = active.apply(input(.messageRead(cid: cid, userID: "user-\(u)", messageID: "a\(c)-\(m)", readAt: time)))
+            }
+        }
+    }
+    let activeBytes = Double(residentBytes() - beforeActive) / 100_000
+    print("RESULT mode=memory per_active_member_bytes=\(Int(activeBytes))")
 
     // Queries in a channel of 100,000 members with reads spread over 1,000 messages.
     var big = ReceiptReducer()
