@@ -75,8 +75,7 @@ extension GatewayCore {
         w.key("max_batch_events"); w.int(WireProtocol.maxBatchEvents)
         w.key("max_batch_bytes"); w.int(WireProtocol.maxBatchBytes)
         w.key("max_credit"); w.int(WireProtocol.maxCredit)
-        w.key("request_timeout_ms"); w.int(Int(config.requestTimeout.components.seconds * 1_000
-            + config.requestTimeout.components.attoseconds / 1_000_000_000_000_000))
+        w.key("request_timeout_ms"); w.int(config.requestTimeout.milliseconds)
         w.endObject()
         w.endObject()
         reply(to: message.peer, correlation: message.correlation, [w.bytes])

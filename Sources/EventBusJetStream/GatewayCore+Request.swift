@@ -51,10 +51,8 @@ extension GatewayCore {
         let now = clock.now
         for (token, request) in requests where request.deadline <= now {
             requests.removeValue(forKey: token)
-            let milliseconds = config.requestTimeout.components.seconds * 1_000
-                + config.requestTimeout.components.attoseconds / 1_000_000_000_000_000
             sendError(to: request.peer, correlation: request.correlation,
-                      BusError(.timeout, "service \(request.service) did not answer within \(milliseconds) ms"))
+                      BusError(.timeout, "service \(request.service) did not answer within \(config.requestTimeout.milliseconds) ms"))
         }
     }
 

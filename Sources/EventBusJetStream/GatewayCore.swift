@@ -172,7 +172,7 @@ final class GatewayCore {
     private func pollTimeout() -> Int {
         guard let deadline = publisher.nextWakeup else { return 100 }
         let left = clock.now.duration(to: deadline)
-        return max(0, min(100, Int(left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000) + 1))
+        return max(0, min(100, Int(left.milliseconds) + 1))
     }
 
     private func readCommands() {

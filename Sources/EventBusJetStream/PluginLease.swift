@@ -141,10 +141,3 @@ public struct PluginLeaseError: Error, Sendable, CustomStringConvertible {
     public let reason: String
     public var description: String { "the lease of plugin \(plugin) is lost: \(reason)" }
 }
-
-extension Duration {
-    /// Whole milliseconds, rounded down.
-    var milliseconds: Int64 {
-        components.seconds * 1_000 + components.attoseconds / 1_000_000_000_000_000
-    }
-}

@@ -11,7 +11,6 @@ import ZeroMQ
 /// ready; a supervisor stopped before that ends it through ``stop()``.
 final class ReadinessWatch: Sendable {
     private let stages: [String]
-    private let expected: Set<String>
     private let supervised: Set<String>
     private let endpoint: String
     private let streamEndpoint: String?
@@ -29,7 +28,6 @@ final class ReadinessWatch: Sendable {
     init(stages: [String], supervised: Set<String>, commandEndpoint: String, streamEndpoint: String?,
          keys: CurveClientKeys?, logger: Logger) throws {
         self.stages = stages
-        expected = Set(stages)
         self.supervised = supervised
         endpoint = commandEndpoint
         self.streamEndpoint = streamEndpoint
@@ -60,7 +58,7 @@ final class ReadinessWatch: Sendable {
             let events = try poller.poll(timeoutMilliseconds: probe.pollTimeout(now: .now))
             if events[0].contains(.readable) { wake.drain() }
             guard let stats = probe.step(readable: events[1].contains(.readable), now: .now) else { continue }
-            let missing = expected.subtracting(Self.connectedConsumers(stats: stats, supervised: supervised, keyed: keys != nil))
+            let missing = Set(stages).subtracting(Self.connectedConsumers(stats: stats, supervised: supervised, keyed: keys != nil))
             if missing.isEmpty {
                 ready.store(true, ordering: .releasing)
                 logger.info("eventbus ready", metadata: [

@@ -14,8 +14,8 @@ import Testing
     }
 
     static func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
-        var random = SplitMix(seed: seed)
-        return (0..<count).map { _ in UInt8(random.next(256)) }
+        var random = SplitMix64(seed: seed)
+        return (0..<count).map { _ in UInt8(random.below(256)) }
     }
 
     @Test func aSnapshotLargerThanAChunkComesBackWholeAndTheOldGenerationGoes() throws {

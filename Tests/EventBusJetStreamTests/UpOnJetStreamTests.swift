@@ -24,10 +24,10 @@ import Testing
             events.append(envelope("m\(n)", "message.new",
                                    #"{"cid":"\#(cid)","message":{"id":"m\#(n)","user_id":"\#(members[n % 10])","created_at":"2026-11-22T03:00:00.000Z"}}"#, minute: n))
         }
-        var random = SplitMix(seed: 7)
+        var random = SplitMix64(seed: 7)
         for n in 0..<acks {
-            let user = members[random.next(10)], message = "m\(min(29, n * 30 / acks + random.next(4)))"
-            let type = random.next(3) == 0 ? "message.delivered" : "message.read"
+            let user = members[random.below(10)], message = "m\(min(29, n * 30 / acks + random.below(4)))"
+            let type = random.below(3) == 0 ? "message.delivered" : "message.read"
             events.append(envelope("a\(n)", type, #"{"cid":"\#(cid)","user_id":"\#(user)","message_id":"\#(message)"}"#, minute: n % 3600))
         }
         return events
@@ -263,18 +263,5 @@ import Testing
             throw error
         }
         #expect(try await process.terminate() == 0)
-    }
-}
-
-/// A seeded generator of small numbers, the same on every run.
-struct SplitMix {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next(_ bound: Int) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int((z ^ (z >> 31)) % UInt64(bound))
     }
 }
