@@ -41,7 +41,7 @@ import ZeroMQ
         }
     }
 
-    @Test func aDataDirectoryInUseExits75AndALogThatLostRecordsExits65() async throws {
+    @Test func aDataDirectoryOrEndpointInUseExits75AndALogThatLostRecordsExits65() async throws {
         let running = try BrokerProcess(arguments: ["--log-level", "error"])
         try await running.start(context: try Context())
         try await running.terminateAfter {
@@ -61,6 +61,13 @@ import ZeroMQ
                 let taken = try await Self.eventbus(["broker", "--data-dir", root.appendingPathComponent("data").path,
                                                      "--command", "tcp://127.0.0.1:\(ports[0])", "--stream", "tcp://127.0.0.1:\(ports[1])"])
                 #expect(taken.status == 75, "\(taken.standardError)")
+            }
+            // The running broker's ipc socket file, from another data directory: 75, named.
+            try await TemporaryDirectory.with("exit-ipc") { root in
+                let taken = try await Self.eventbus(["broker", "--data-dir", root.appendingPathComponent("data").path,
+                                                     "--command", running.commandEndpoint, "--stream", "tcp://127.0.0.1:\(ports[1])"])
+                #expect(taken.status == 75, "\(taken.standardError)")
+                #expect(taken.standardError.contains("another process listens on that socket file"), "\(taken.standardError)")
             }
         }
 
