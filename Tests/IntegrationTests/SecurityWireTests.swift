@@ -1,6 +1,7 @@
 import EventBus
 import EventBusTesting
 import Foundation
+import Glibc
 import Testing
 import ZeroMQ
 
@@ -29,27 +30,47 @@ import ZeroMQ
             guard process.isRunning else { throw ProcessError("tcpdump exited: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")") }
         }
 
-        /// Stops tcpdump and returns what it captured.
-        func stop() async throws -> [UInt8] {
-            // Let tcpdump catch up (the machine may be loaded): wait until the
-            // file has stopped growing for half a second.
+        /// Writes a clear-text sentinel to `port` over a plain TCP connection,
+        /// waits until tcpdump has written it (loopback packets are captured in
+        /// the order sent, so everything before it is in the file too), stops
+        /// tcpdump and returns what it captured. A fixed quiet period is not
+        /// enough: on a loaded machine tcpdump can lag by more than a second.
+        func stop(sentinelPort port: Int) async throws -> [UInt8] {
+            let sentinel = "capture-end-\(UUID().uuidString)"
+            try Self.send(sentinel, toLoopbackPort: port)
             let clock = ContinuousClock()
-            var size = -1, stableSince = clock.now
-            let deadline = clock.now + .seconds(10)
+            let deadline = clock.now + .seconds(60)
+            var bytes: [UInt8] = []
             while clock.now < deadline {
-                let now = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
-                if now != size { (size, stableSince) = (now, clock.now) }
-                if size > 24 && clock.now - stableSince > .milliseconds(500) { break }
+                bytes = Array((try? Data(contentsOf: file)) ?? Data())
+                if SecurityWireTests.contains(bytes, sentinel) { break }
                 try await Task.sleep(for: .milliseconds(50))  // a poll interval
             }
-            // With -U every packet is written as it arrives. SIGKILL, because the
-            // child inherits the test thread's blocked signals (SIGINT, SIGTERM).
+            // SIGKILL, because the child inherits the test thread's blocked
+            // signals (SIGINT, SIGTERM); with -U each packet is already written.
             try await process.kill()
-            defer {
-                try? FileManager.default.removeItem(at: file)
-                try? FileManager.default.removeItem(at: log)
+            try? FileManager.default.removeItem(at: file)
+            try? FileManager.default.removeItem(at: log)
+            #expect(SecurityWireTests.contains(bytes, sentinel), "tcpdump never wrote the sentinel (\(bytes.count) bytes)")
+            return bytes
+        }
+
+        /// One connection that sends `text` and closes; the peer (a ZeroMQ
+        /// socket) refuses the bad greeting, which is all the test needs.
+        static func send(_ text: String, toLoopbackPort port: Int) throws {
+            let handle = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(handle) }
+            var target = sockaddr_in()
+            target.sin_family = sa_family_t(AF_INET)
+            target.sin_port = UInt16(port).bigEndian
+            target.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+            let connected = withUnsafePointer(to: &target) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(handle, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
-            return Array(try Data(contentsOf: file))
+            guard connected == 0 else { throw ProcessError("could not connect to 127.0.0.1:\(port) for the capture's sentinel") }
+            let bytes = Array(text.utf8)
+            let sent = bytes.withUnsafeBytes { Glibc.send(handle, $0.baseAddress, $0.count, 0) }
+            guard sent == bytes.count else { throw ProcessError("the capture's sentinel was not sent") }
         }
     }
 
@@ -86,7 +107,7 @@ import ZeroMQ
             try stream.connect(bus.broker.streamEndpoint)
             let marker = "wire-marker-\(UUID().uuidString)"
             try Self.publish(marker: marker, command: command, stream: stream)
-            let bytes = try await capture.stop()
+            let bytes = try await capture.stop(sentinelPort: ports[0])
             #expect(Self.contains(bytes, "CURVE"), "the capture did not see the connections (\(bytes.count) bytes)")
             #expect(!Self.contains(bytes, marker), "the event's marker crossed the wire in clear")
             #expect(!Self.contains(bytes, "messaging:general"))
@@ -113,7 +134,7 @@ import ZeroMQ
             try stream.connect(broker.streamEndpoint)
             let marker = "wire-marker-\(UUID().uuidString)"
             try Self.publish(marker: marker, command: command, stream: stream)
-            let bytes = try await capture.stop()
+            let bytes = try await capture.stop(sentinelPort: ports[0])
             #expect(Self.contains(bytes, marker), "the control capture did not see the event in clear (\(bytes.count) bytes)")
         }
     }
