@@ -8,7 +8,13 @@ import ZeroMQ
 /// With CURVE on, an event's JSON never crosses loopback in clear; with it
 /// off (the control, proving the check can fail) it does.
 @Suite(.serialized) struct SecurityWireTests {
-    /// Captures loopback TCP on `ports` with tcpdump until `stop()`.
+    /// The loopback address the brokers of this suite listen on: nobody else
+    /// uses it, so the capture holds only their connections (another test's
+    /// client may well get one of these port numbers as its source port on
+    /// 127.0.0.1, and send its own events in clear).
+    static let host = "127.0.0.2"
+
+    /// Captures loopback TCP to and from ``host`` on `ports` with tcpdump until `stop()`.
     final class Capture {
         let file: URL
         let process: RunningProcess
@@ -21,7 +27,9 @@ import ZeroMQ
             let tcpdump = ["/usr/bin/tcpdump", "/usr/sbin/tcpdump", "/sbin/tcpdump"].first { FileManager.default.isExecutableFile(atPath: $0) }
             process = try RunningProcess(
                 try #require(tcpdump, "tcpdump is not installed (scripts/ensure-deps.sh --test installs it)"),
-                ["-i", "lo", "-U", "-s", "0", "-w", file.path] + ports.map { "tcp port \($0)" }.joined(separator: " or ").split(separator: " ").map(String.init),
+                ["-i", "lo", "-U", "-s", "0", "-w", file.path]
+                    + "host \(SecurityWireTests.host) and (\(ports.map { "tcp port \($0)" }.joined(separator: " or ")))"
+                        .split(separator: " ").map(String.init),
                 standardError: .file(log.path))
             let deadline = ContinuousClock.now + .seconds(10)
             while ContinuousClock.now < deadline, process.isRunning, !((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("listening on") {
@@ -37,7 +45,7 @@ import ZeroMQ
         /// enough: on a loaded machine tcpdump can lag by more than a second.
         func stop(sentinelPort port: Int) async throws -> [UInt8] {
             let sentinel = "capture-end-\(UUID().uuidString)"
-            try Self.send(sentinel, toLoopbackPort: port)
+            try Self.send(sentinel, to: SecurityWireTests.host, port: port)
             let clock = ContinuousClock()
             let deadline = clock.now + .seconds(60)
             var bytes: [UInt8] = []
@@ -57,17 +65,17 @@ import ZeroMQ
 
         /// One connection that sends `text` and closes; the peer (a ZeroMQ
         /// socket) refuses the bad greeting, which is all the test needs.
-        static func send(_ text: String, toLoopbackPort port: Int) throws {
+        static func send(_ text: String, to host: String, port: Int) throws {
             let handle = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             defer { close(handle) }
             var target = sockaddr_in()
             target.sin_family = sa_family_t(AF_INET)
             target.sin_port = UInt16(port).bigEndian
-            target.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+            inet_pton(AF_INET, host, &target.sin_addr)
             let connected = withUnsafePointer(to: &target) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(handle, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
-            guard connected == 0 else { throw ProcessError("could not connect to 127.0.0.1:\(port) for the capture's sentinel") }
+            guard connected == 0 else { throw ProcessError("could not connect to \(host):\(port) for the capture's sentinel") }
             let bytes = Array(text.utf8)
             let sent = bytes.withUnsafeBytes { Glibc.send(handle, $0.baseAddress, $0.count, 0) }
             guard sent == bytes.count else { throw ProcessError("the capture's sentinel was not sent") }
@@ -95,7 +103,7 @@ import ZeroMQ
     @Test func withCurveNoEventJSONCrossesTheWireInClear() async throws {
         let ports = try EphemeralEndpoint.freePorts(2)
         let capture = try await Capture(ports: ports)
-        let bus = try await SecureBus(command: "tcp://127.0.0.1:\(ports[0])", stream: "tcp://127.0.0.1:\(ports[1])")
+        let bus = try await SecureBus(command: "tcp://\(Self.host):\(ports[0])", stream: "tcp://\(Self.host):\(ports[1])")
         try await bus.broker.terminateAfter {
             let command = try bus.peer("admin")
             let stream = try Socket(context: bus.context, type: .sub)
@@ -119,7 +127,7 @@ import ZeroMQ
         let capture = try await Capture(ports: ports)
         let context = try Context()
         let broker = try BrokerProcess(arguments: ["--log-level", "warning"],
-                                       command: "tcp://127.0.0.1:\(ports[0])", stream: "tcp://127.0.0.1:\(ports[1])")
+                                       command: "tcp://\(Self.host):\(ports[0])", stream: "tcp://\(Self.host):\(ports[1])")
         try await broker.start(context: context)
         try await broker.terminateAfter {
             let command = try Socket(context: context, type: .dealer)
