@@ -33,9 +33,22 @@ final class CoreHarness {
     }
 
     /// Closes the core as a clean stop does (commit, offsets saved) and opens a new one on its data.
+    ///
+    /// The lock file is opened `O_CLOEXEC`, but a process another test spawns
+    /// at that moment holds a copy of its descriptor until its exec: the lock
+    /// may stay taken for that long after the close, so the open is retried
+    /// for up to two seconds.
     func restart() throws {
         core.close()
-        core = try BrokerCore(config: config, logger: logger, output: output, clock: clock)
+        let deadline = ContinuousClock.now + .seconds(2)
+        while true {
+            do {
+                core = try BrokerCore(config: config, logger: logger, output: output, clock: clock)
+                return
+            } catch let error as LogError where error.kind == .locked && ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.005)  // a poll interval: a child between fork and exec is gone in microseconds
+            }
+        }
     }
 
     /// Closes the core and removes its data directory.
