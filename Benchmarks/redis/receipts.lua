@@ -168,12 +168,7 @@ if kind == 'message.new' then
     redis.call('ZADD', channel .. ':cnt', position, message.id)
     redis.call('ZADD', channel .. ':own:' .. sender, position, message.id)
   end
-  -- Your own messages are read (a sender who is no member moves nothing).
-  if redis.call('SISMEMBER', channel .. ':mem', sender) == 1 then
-    redis.call('ZADD', channel .. ':r', position, sender)
-    redis.call('ZADD', channel .. ':d', position, sender)
-    redis.call('HSET', channel .. ':t', 'r:' .. sender, message.created_at, 'd:' .. sender, message.created_at)
-  end
+  -- Sending is not reading: no watermark of the sender moves.
   emit('out/' .. cid .. '/message.new', 'message.new', cid, cjson.encode(data))
   return 'ok'
 end

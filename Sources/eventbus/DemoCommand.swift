@@ -86,7 +86,7 @@ private struct DemoChat {
             Output.line("   late events:")
             show(late)
         }
-        Output.line("done: carol's read of m2 reached only her own devices; alice and bob see bob as the only reader.")
+        Output.line("done: carol's read of m2 reached only her own devices; everyone, carol too, sees bob as its only reader.")
         try? await consumer.cancel()
     }
 

@@ -178,7 +178,8 @@ import Testing
             }
             if step == snapshotAt {
                 let bytes = reducer.encodeSnapshot()
-                guard let decoded = try? ReceiptReducer(snapshot: bytes) else { return "seed \(seed): snapshot did not decode" }
+                let decoded: ReceiptReducer
+                do { decoded = try ReceiptReducer(snapshot: bytes) } catch { return "seed \(seed): snapshot did not decode: \(error)" }
                 if decoded.encodeSnapshot() != bytes { return "seed \(seed) step \(step): snapshot does not round-trip" }
                 restored = decoded
             }

@@ -92,8 +92,11 @@ import Testing
         let restored = try ReceiptReducer(snapshot: bytes)
         #expect(restored.encodeSnapshot() == bytes)
         #expect(restored.unreadMentions(cid: cid, userID: "bob") == 1)  // m1; m2 is deleted
-        #expect(restored.unreadMentions(cid: cid, userID: "cat") == 0)  // sending m2 read m1
+        #expect(restored.unreadMentions(cid: cid, userID: "cat") == 1)  // sending m2 is not reading m1
         var again = restored
+        _ = again.apply(ReducerInput(
+            seq: 98, time: s.nextTime, payload: .notificationMarkRead(cid: cid, userID: "cat", readAt: nil)))
+        #expect(again.unreadMentions(cid: cid, userID: "cat") == 0)
         _ = again.apply(ReducerInput(
             seq: 99, time: s.nextTime, payload: .notificationMarkUnread(cid: cid, userID: "cat", messageID: "m1")))
         #expect(again.unreadMentions(cid: cid, userID: "cat") == 1)

@@ -36,13 +36,14 @@ import Testing
         #expect(s.reducer.rejectedCount(.unknownMessage) == 0)
     }
 
-    @Test func markUnreadMovesReadBackNotDelivered() throws {
+    @Test func markUnreadMovesOnlyTheOwnReadWatermarkBack() throws {
         var s = channel(messages: 5)
         s.read(cid, "bob", "m5")
         let out = s.markUnread(cid, "bob", "m3")
         #expect(out.map(\.type) == ["notification.mark_unread"])
         #expect(out[0].subject == "@bob")
-        #expect(s.reducer.readWatermark(cid: cid, userID: "bob") == .some("m2"))
+        #expect(s.reducer.ownReadWatermark(cid: cid, userID: "bob") == .some("m2"))
+        #expect(s.reducer.readWatermark(cid: cid, userID: "bob") == .some("m5"))
         #expect(s.reducer.deliveredWatermark(cid: cid, userID: "bob") == .some("m5"))
         #expect(s.unread(cid, "bob") == 3)
     }
@@ -52,7 +53,7 @@ import Testing
         s.read(cid, "bob", "m2")
         #expect(s.markUnread(cid, "bob", "m4").isEmpty)  // read would move to m3: later than m2
         #expect(s.markUnread(cid, "bob", "m3").isEmpty)  // read would stay at m2
-        #expect(s.reducer.readWatermark(cid: cid, userID: "bob") == .some("m2"))
+        #expect(s.reducer.ownReadWatermark(cid: cid, userID: "bob") == .some("m2"))
     }
 
     @Test func markUnreadFromFirstMessageLeavesNoReadMessage() throws {
@@ -87,14 +88,24 @@ import Testing
 
     // Rule 3
 
-    @Test func sendingMovesSenderWatermarksSilently() {
+    @Test func sendingIsNotReading() {
         var s = channel()
         s.read(cid, "bob", "m1")
         let out = s.message(cid, "b1", from: "bob")
         #expect(out.map(\.type) == ["message.new"])
-        #expect(s.reducer.readWatermark(cid: cid, userID: "bob") == .some("b1"))
-        #expect(s.reducer.deliveredWatermark(cid: cid, userID: "bob") == .some("b1"))
+        #expect(s.reducer.readWatermark(cid: cid, userID: "bob") == .some("m1"))
+        #expect(s.reducer.deliveredWatermark(cid: cid, userID: "bob") == .some("m1"))
+        #expect(s.unread(cid, "bob") == 2)  // m2 and m3, never his own b1
+        // His client says so when it has shown the channel: then everything is read.
+        #expect(s.read(cid, "bob", "b1").map(\.type) == ["message.read", "notification.mark_read"])
         #expect(s.unread(cid, "bob") == 0)
+    }
+
+    @Test func aSystemMessageInAUsersNameMovesNothing() {
+        var s = channel()
+        s.message(cid, "s1", from: "bob", kind: .system)
+        #expect(s.reducer.readWatermark(cid: cid, userID: "bob") == .some(nil))
+        #expect(s.unread(cid, "bob") == 3)
     }
 
     @Test func ownMessagesNeverCountAsUnread() {
@@ -248,14 +259,17 @@ import Testing
         let out = s.markUnread(cid, "bob", "m7")
         #expect(out.map(\.type) == ["notification.mark_unread"])
         #expect(out[0].json["unread_messages"] == num(494))
-        #expect(s.reducer.readWatermark(cid: cid, userID: "bob") == .some("m6"))
+        #expect(s.reducer.ownReadWatermark(cid: cid, userID: "bob") == .some("m6"))
+        #expect(s.reducer.readWatermark(cid: cid, userID: "bob") == .some("m500"))
     }
 
     @Test func markReadOnFullyReadChannelChangesNothing() {
         var s = channel()
         #expect(s.markRead(cid, "bob").map(\.type) == ["message.read", "notification.mark_read"])
         #expect(s.markRead(cid, "bob").isEmpty)
-        #expect(s.markRead(cid, "ann").isEmpty)  // the sender is at her own last message
+        // Sending is not reading: the sender has read nothing until she says so, and then has nothing unread.
+        #expect(s.markRead(cid, "ann").map(\.type) == ["message.read", "notification.mark_read"])
+        #expect(s.markRead(cid, "ann").isEmpty)
     }
 
     @Test func markReadOnEmptyChannelChangesNothing() {

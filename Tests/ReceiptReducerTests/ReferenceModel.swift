@@ -41,6 +41,14 @@ struct ReferenceModel {
         /// The forward moves of each watermark still in effect, the last three (rule 13).
         var readCrossings: [Crossing] = []
         var deliveredCrossings: [Crossing] = []
+        /// The member's own watermarks (rules 6, 18, 19): `nil` while they are the public ones.
+        var ownRead: Int? = nil
+        var ownReadTime: String?? = nil
+        var ownDelivered: Int? = nil
+        /// The own read watermark and its time: what the member's badge counts from.
+        var myRead: Int { ownRead ?? read }
+        var myReadTime: String? { ownReadTime ?? readTime }
+        var myDelivered: Int { ownDelivered ?? delivered }
     }
 
     /// A watermark's forward move still in effect: it passed the messages up to
@@ -125,9 +133,9 @@ struct ReferenceModel {
         func current(_ user: String) -> Int? { members.firstIndex { $0.user == user && $0.isMember } }
         func id(at position: Int) -> JSONValue { position >= 0 ? .string(messages[position].id) : .null }
 
-        func unread(_ m: Member) -> Int {
+        func unread(_ m: Member, own: Bool = true) -> Int {
             var n = 0
-            for p in messages.indices where p > m.read {
+            for p in messages.indices where p > (own ? m.myRead : m.read) {
                 let msg = messages[p]
                 if msg.regular && !msg.silent && !msg.deleted && msg.sender != m.user && msg.inChannel { n += 1 }
             }
@@ -136,7 +144,7 @@ struct ReferenceModel {
 
         func unreadMentions(_ m: Member) -> Int {
             var n = 0
-            for p in messages.indices where p > m.read {
+            for p in messages.indices where p > m.myRead {
                 let msg = messages[p]
                 if msg.regular && !msg.silent && !msg.deleted && msg.sender != m.user && msg.inChannel
                     && msg.mentioned.contains(m.user)
@@ -148,7 +156,7 @@ struct ReferenceModel {
         }
 
         func firstUnread(_ m: Member) -> Int? {
-            for p in messages.indices where p > m.read {
+            for p in messages.indices where p > m.myRead {
                 let msg = messages[p]
                 if msg.regular && !msg.silent && !msg.deleted && msg.sender != m.user && msg.inChannel { return p }
             }
@@ -242,23 +250,42 @@ struct ReferenceModel {
         return x != y ? x > y : a.readMove > b.readMove
     }
 
-    func readOutputs(_ c: Int, _ i: Int) -> [ReducerOutput] {
+    /// A `message.read` to the channel: the watermark at `p`, time `time`.
+    func readEvent(_ c: Int, _ user: String, _ p: Int, _ time: String?) -> ReducerOutput {
+        let ch = channels[c]
+        return Self.output(
+            "out", "message.read", ch.cid,
+            [("cid", .string(ch.cid)), ("user_id", .string(user)), ("last_read_message_id", ch.id(at: p)), ("last_read", Self.time(time))])
+    }
+
+    /// `notification.mark_read` to the reader's devices, with their own watermark and counts.
+    func markReadOutput(_ c: Int, _ i: Int) -> ReducerOutput {
         let ch = channels[c]
         let m = ch.members[i]
-        return [
-            Self.output(
-                "out", "message.read", ch.cid,
-                [
-                    ("cid", .string(ch.cid)), ("user_id", .string(m.user)), ("last_read_message_id", ch.id(at: m.read)),
-                    ("last_read", Self.time(m.readTime)),
-                ]),
-            Self.output(
-                "out", "notification.mark_read", "@" + m.user,
-                [
-                    ("cid", .string(ch.cid)), ("user_id", .string(m.user)), ("last_read_message_id", ch.id(at: m.read)),
-                    ("last_read", Self.time(m.readTime)),
-                ] + counts(ch, m)),
-        ]
+        return Self.output(
+            "out", "notification.mark_read", "@" + m.user,
+            [
+                ("cid", .string(ch.cid)), ("user_id", .string(m.user)), ("last_read_message_id", ch.id(at: m.myRead)),
+                ("last_read", Self.time(m.myReadTime)),
+            ] + counts(ch, m))
+    }
+
+    /// Whether `user`'s receipts of a kind are shown in the channel now (their setting, the type's toggle).
+    func shows(read: Bool, _ c: Int, _ user: String) -> Bool {
+        let type = String(channels[c].cid.prefix { $0 != ":" })
+        return read
+            ? !readOff.contains(user) && !typeReadOff.contains(type)
+            : !deliveryOff.contains(user) && !typeDeliveryOff.contains(type)
+    }
+
+    /// Drops the own watermarks of member `i` when they are the public ones.
+    mutating func settleOwn(_ c: Int, _ i: Int) {
+        let m = channels[c].members[i]
+        if m.myRead == m.read && m.myReadTime == m.readTime && m.myDelivered == m.delivered {
+            channels[c].members[i].ownRead = nil
+            channels[c].members[i].ownReadTime = nil
+            channels[c].members[i].ownDelivered = nil
+        }
     }
 
     mutating func apply(_ input: ReducerInput) -> [ReducerOutput] {
@@ -295,15 +322,6 @@ struct ReferenceModel {
                     mentioned: message.mentionedUsers, parent: root, shown: message.showInChannel))
             let p = channels[c].messages.count - 1
             if let root { addReply(c, p, root: root, message) }
-            if channels[c].messages[p].inChannel, let i = channels[c].current(message.userID) {
-                channels[c].members[i].read = p
-                channels[c].members[i].delivered = p
-                channels[c].members[i].readTime = message.createdAt
-                channels[c].members[i].deliveredTime = message.createdAt
-                channels[c].members[i].readMove = nextMove()
-                Self.forward(&channels[c].members[i].readCrossings, p, message.createdAt)
-                Self.forward(&channels[c].members[i].deliveredCrossings, p, message.createdAt)
-            }
             let data: JSONValue =
                 input.data
                 ?? .object([
@@ -338,10 +356,16 @@ struct ReferenceModel {
                 return [reject(input, cid, user, messageID, "unknown_message")]
             }
             if let t = channels[c].thread(ofReply: p) { return threadDelivered(c, t, user, p, at ?? now) }
-            guard p > channels[c].members[i].delivered else { return [] }
-            channels[c].members[i].delivered = p
-            channels[c].members[i].deliveredTime = at ?? now
-            Self.forward(&channels[c].members[i].deliveredCrossings, p, at ?? now)
+            let m = channels[c].members[i]
+            let ownMoved = p > m.myDelivered
+            if ownMoved { channels[c].members[i].ownDelivered = p }
+            defer { settleOwn(c, i) }
+            guard p > m.delivered, ownMoved || shows(read: false, c, user) else { return [] }
+            if shows(read: false, c, user) {
+                channels[c].members[i].delivered = p
+                channels[c].members[i].deliveredTime = at ?? now
+                Self.forward(&channels[c].members[i].deliveredCrossings, p, at ?? now)
+            }
             return [
                 Self.output(
                     "out", "message.delivered", cid,
@@ -373,11 +397,12 @@ struct ReferenceModel {
             }
             if let t = channels[c].thread(ofReply: p) { return threadMarkUnread(c, t, user, p, now) }
             let target = channels[c].messages.indices.last { $0 < p && channels[c].messages[$0].inChannel } ?? -1
-            guard target < channels[c].members[i].read else { return [] }
-            channels[c].members[i].read = target
-            channels[c].members[i].readTime = now
-            channels[c].members[i].readMove = nextMove()
-            Self.back(&channels[c].members[i].readCrossings, target)
+            guard target < channels[c].members[i].myRead else { return [] }
+            // Private (rule 6): the own read watermark only; the public one never moves back.
+            channels[c].members[i].ownDelivered = channels[c].members[i].myDelivered
+            channels[c].members[i].ownRead = target
+            channels[c].members[i].ownReadTime = .some(now)
+            settleOwn(c, i)
             let ch = channels[c]
             let m = ch.members[i]
             return [
@@ -385,16 +410,14 @@ struct ReferenceModel {
                     "out", "notification.mark_unread", "@" + user,
                     [
                         ("cid", .string(cid)), ("user_id", .string(user)), ("first_unread_message_id", .string(messageID)),
-                        ("last_read_message_id", ch.id(at: m.read)), ("last_read", Self.time(m.readTime)),
+                        ("last_read_message_id", ch.id(at: m.myRead)), ("last_read", Self.time(m.myReadTime)),
                     ] + counts(ch, m))
             ]
         case .notificationMarkAllRead(let user, let at):
             var outputs: [ReducerOutput] = []
             for c in channels.indices.sorted(by: { channels[$0].cid < channels[$1].cid }) {
                 guard let i = channels[c].current(user) else { continue }
-                let before = channels[c].members[i].read
-                _ = readUpTo(c, i, channels[c].latest, at ?? now)
-                if channels[c].members[i].read != before { outputs.append(readOutputs(c, i)[0]) }
+                outputs += readUpTo(c, i, channels[c].latest, at ?? now).filter { $0.type == "message.read" }
             }
             let t = totals(user)
             outputs.append(
@@ -463,7 +486,7 @@ struct ReferenceModel {
     }
 
     /// Rule 14: the reply at `p` joins the thread of `root`; the author (on the first reply), the users it
-    /// mentions and its sender take part if members now; the sender's thread watermarks move to it.
+    /// mentions and its sender take part if members now; nobody's thread watermarks move.
     mutating func addReply(_ c: Int, _ p: Int, root: Int, _ message: NewMessage) {
         let t: Int
         if let existing = channels[c].threads.firstIndex(where: { $0.parent == root }) {
@@ -484,19 +507,11 @@ struct ReferenceModel {
         for user in mentioned where channels[c].current(user) != nil && !takesPart(user) {
             channels[c].threads[t].participants.append(participant(user, before, parent: root, message.createdAt))
         }
+        // Sending is not reading (rule 3): a new replier joins before their reply.
         let sender = message.userID
-        guard channels[c].current(sender) != nil else { return }
-        if !takesPart(sender) {
+        if channels[c].current(sender) != nil && !takesPart(sender) {
             channels[c].threads[t].participants.append(participant(sender, before, parent: root, message.createdAt))
         }
-        let i = channels[c].threads[t].participants.firstIndex { $0.user == sender }!
-        channels[c].threads[t].participants[i].read = p
-        channels[c].threads[t].participants[i].readTime = message.createdAt
-        channels[c].threads[t].participants[i].readMove = nextMove()
-        Self.forward(&channels[c].threads[t].participants[i].readCrossings, p, message.createdAt)
-        channels[c].threads[t].participants[i].delivered = p
-        channels[c].threads[t].participants[i].deliveredTime = message.createdAt
-        Self.forward(&channels[c].threads[t].participants[i].deliveredCrossings, p, message.createdAt)
     }
 
     /// `unread_threads` of `user`: over the channels they are a member of now.
@@ -574,18 +589,36 @@ struct ReferenceModel {
         return [threadNotification(c, t, channels[c].threads[t].participants[i], "notification.mark_unread", first: p)]
     }
 
+    /// A read to `p` (rules 1, 2, 6, 18, 19): the own watermark, and the public one if the read is shown.
     mutating func readUpTo(_ c: Int, _ i: Int, _ p: Int, _ time: String) -> [ReducerOutput] {
-        guard p > channels[c].members[i].read else { return [] }
-        channels[c].members[i].read = p
-        channels[c].members[i].readTime = time
-        channels[c].members[i].readMove = nextMove()
-        Self.forward(&channels[c].members[i].readCrossings, p, time)
-        if p > channels[c].members[i].delivered {
-            channels[c].members[i].delivered = p
-            channels[c].members[i].deliveredTime = time
-            Self.forward(&channels[c].members[i].deliveredCrossings, p, time)
+        let m = channels[c].members[i]
+        let ownMoved = p > m.myRead
+        guard ownMoved || p > m.read else { return [] }
+        if ownMoved {
+            channels[c].members[i].ownDelivered = max(m.myDelivered, p)
+            channels[c].members[i].ownRead = p
+            channels[c].members[i].ownReadTime = .some(time)
         }
-        return readOutputs(c, i)
+        var outputs: [ReducerOutput] = []
+        if p > m.read {
+            if shows(read: true, c, m.user) {
+                channels[c].members[i].read = p
+                channels[c].members[i].readTime = time
+                channels[c].members[i].readMove = nextMove()
+                Self.forward(&channels[c].members[i].readCrossings, p, time)
+                if p > m.delivered && shows(read: false, c, m.user) {
+                    channels[c].members[i].delivered = p
+                    channels[c].members[i].deliveredTime = time
+                    Self.forward(&channels[c].members[i].deliveredCrossings, p, time)
+                }
+                outputs.append(readEvent(c, m.user, p, time))
+            } else if ownMoved {
+                outputs.append(readEvent(c, m.user, p, time))
+            }
+        }
+        settleOwn(c, i)
+        if ownMoved { outputs.append(markReadOutput(c, i)) }
+        return outputs
     }
 
     // MARK: Queries
@@ -622,12 +655,16 @@ struct ReferenceModel {
             let remaining = all.filter { m in after.map { m.user > $0 } ?? true }
             let page = Array(remaining.prefix(pageSize))
             let next: JSONValue = remaining.count > pageSize ? .string("u:" + page[page.count - 1].user) : .null
+            let viewer = params["viewer"]?.stringValue
             let members = page.map { m in
                 let (r, d) = hide(m.user)
                 var fields: [(String, JSONValue)] = [("user_id", .string(m.user))]
                 if !r {
-                    fields += [("last_read", Self.time(m.readTime)), ("last_read_message_id", ch.id(at: m.read)),
-                               ("unread_messages", n(ch.unread(m)))]
+                    // The viewer's own entry shows their own read watermark (rule 18).
+                    let own = m.user == viewer
+                    fields += [("last_read", Self.time(own ? m.myReadTime : m.readTime)),
+                               ("last_read_message_id", ch.id(at: own ? m.myRead : m.read)),
+                               ("unread_messages", n(ch.unread(m, own: own)))]
                 }
                 if !d {
                     fields += [("last_delivered_at", Self.time(m.deliveredTime)), ("last_delivered_message_id", ch.id(at: m.delivered))]
@@ -655,7 +692,7 @@ struct ReferenceModel {
                 var row: [(String, JSONValue)] = [
                     ("cid", .string(ch.cid)), ("unread_messages", n(unread)), ("unread_mentions", n(ch.unreadMentions(m))),
                     ("muted", .bool(m.muted)), ("count_unread", .string(m.countUnread.rawValue)),
-                    ("last_read", Self.time(m.readTime)), ("first_unread_message_id", ch.firstUnread(m).map { ch.id(at: $0) } ?? .null),
+                    ("last_read", Self.time(m.myReadTime)), ("first_unread_message_id", ch.firstUnread(m).map { ch.id(at: $0) } ?? .null),
                 ]
                 if takesPart {
                     row += [

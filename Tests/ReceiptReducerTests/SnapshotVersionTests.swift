@@ -23,7 +23,8 @@ import Testing
     /// A snapshot of `version` written field by field as docs describe it: the
     /// users above, no irregular times, no rejections, one channel with m1 and
     /// m2 (both ann's) and `records`, then (version ≥ 2) no privacy settings.
-    static func snapshot(version: UInt8, _ records: [Record], histories: [(slot: UInt64, read: [(Int64, String)], delivered: [(Int64, String)])] = [])
+    static func snapshot(version: UInt8, _ records: [Record], histories: [(slot: UInt64, read: [(Int64, String)], delivered: [(Int64, String)])] = [],
+                         own: [(slot: UInt64, read: Int64, time: String, delivered: Int64)] = [])
         -> [UInt8]
     {
         var w = SnapshotWriter()
@@ -72,6 +73,15 @@ import Testing
                         w.int(TimeTable.parse(time)!)
                     }
                 }
+            }
+        }
+        if version >= 6 {
+            w.uint(UInt64(own.count))
+            for entry in own {
+                w.uint(entry.slot)
+                w.int(entry.read)
+                w.int(TimeTable.parse(entry.time)!)
+                w.int(entry.delivered)
             }
         }
         return w.bytes
@@ -172,7 +182,7 @@ import Testing
         let cat: [(Int64, String)] = [(0, "2026-11-22T09:01:00.000Z"), (1, "2026-11-22T09:05:00.000Z")]
         let bytes = Self.snapshot(version: 5, records, histories: [(2, cat, cat)])
         let reducer = try ReceiptReducer(snapshot: bytes)
-        #expect(reducer.encodeSnapshot() == bytes)
+        #expect(reducer.encodeSnapshot() == Self.snapshot(version: ReceiptReducer.snapshotVersion, records, histories: [(2, cat, cat)]))
         guard case .array(let members) = try Self.receiptList(reducer, "m1") else { Issue.record("no members"); return }
         #expect(members[1]["read_at"] == .string("2026-11-22T09:01:00.000Z"))
         // Crossings that do not end at the watermark, or that the record implies alone, are refused.
@@ -183,6 +193,28 @@ import Testing
         let implied: [(Int64, String)] = [(1, "2026-11-22T09:05:00.000Z")]
         #expect(throws: SnapshotError.self) {
             try ReceiptReducer(snapshot: Self.snapshot(version: 5, records, histories: [(2, implied, implied)]))
+        }
+    }
+
+    @Test func aVersion6SnapshotKeepsTheOwnWatermarks() throws {
+        var records = Self.records
+        for (i, stamp) in [UInt64(0), 1, 2, 3, 4].enumerated() { records[i].stamp = stamp }
+        // cat (public: m2) marked m2 unread at 09:10: her own read watermark is at m1.
+        let bytes = Self.snapshot(version: 6, records, own: [(2, 0, "2026-11-22T09:10:00.000Z", 1)])
+        let reducer = try ReceiptReducer(snapshot: bytes)
+        #expect(reducer.encodeSnapshot() == bytes)
+        #expect(reducer.ownReadWatermark(cid: Self.cid, userID: "cat") == .some("m1"))
+        #expect(reducer.readWatermark(cid: Self.cid, userID: "cat") == .some("m2"))
+        #expect(reducer.unreadMessages(cid: Self.cid, userID: "cat") == 1)
+        // A version 5 snapshot has none: own and public agree.
+        let older = try ReceiptReducer(snapshot: Self.snapshot(version: 5, records))
+        #expect(older.ownReadWatermark(cid: Self.cid, userID: "cat") == .some("m2"))
+        // An entry the record implies, or out of range, is refused.
+        #expect(throws: SnapshotError.self) {
+            try ReceiptReducer(snapshot: Self.snapshot(version: 6, records, own: [(2, 1, "2026-11-22T09:05:00.000Z", 1)]))
+        }
+        #expect(throws: SnapshotError.self) {
+            try ReceiptReducer(snapshot: Self.snapshot(version: 6, records, own: [(2, 5, "2026-11-22T09:10:00.000Z", 1)]))
         }
     }
 

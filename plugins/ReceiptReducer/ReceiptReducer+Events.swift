@@ -93,14 +93,9 @@ extension ReceiptReducer {
         let position = channels[ci].appendMessage(
             id: message.id, sender: sender, system: message.kind == .system, silent: message.silent,
             mentioned: mentioned, inChannel: inChannel)
+        // Sending is not reading (rule 3): no watermark of the sender moves.
         if let root {
             channels[ci].addReply(position, root: root, sender: sender, mentioned: mentioned, time: times.encode(message.createdAt))
-        }
-        // A reply the channel does not show moves the sender's thread watermarks only.
-        if inChannel, let slot = channels[ci].currentSlot(of: sender) {
-            let time = times.encode(message.createdAt)
-            channels[ci].setRead(slot: slot, to: position, time: time, flags: userFlags[Int(sender)])
-            channels[ci].setDelivered(slot: slot, to: position, time: time, flags: userFlags[Int(sender)])
         }
         let data = input.data?.serialized() ?? Self.messageNewData(cid: cid, message: message)
         return [ReducerOutput(stage: "out", type: EventType.messageNew.wireName, subject: cid, data: data)]
@@ -151,10 +146,24 @@ extension ReceiptReducer {
         if let t = channels[target.ci].thread(ofReply: target.position) {
             return threadDelivered(target.ci, t, target.user, to: target.position, time: timeCode(at, input))
         }
-        guard target.position > channels[target.ci].members[Int(target.slot)].deliveredPosition else { return [] }
+        let (ci, slot, position) = (target.ci, target.slot, target.position)
+        var own = channels[ci].ownWatermarks(slot)
+        let ownMoved = position > own.deliveredPosition
+        guard ownMoved || position > channels[ci].members[Int(slot)].deliveredPosition else { return [] }
         let time = timeCode(at, input)
-        channels[target.ci].setDelivered(slot: target.slot, to: target.position, time: time, flags: userFlags[Int(target.user)])
-        return [deliveredEvent(target.ci, target.slot)]
+        if ownMoved { own.deliveredPosition = position }
+        var outputs: [ReducerOutput] = []
+        if position > channels[ci].members[Int(slot)].deliveredPosition {
+            if shows(.deliveryOff, ci, target.user) {
+                channels[ci].setDelivered(slot: slot, to: position, time: time, flags: userFlags[Int(target.user)])
+                outputs.append(deliveredEvent(ci, slot))
+            } else if ownMoved {
+                // Hidden (rule 19): the public watermark stays; the event is for delivery-privacy to withhold.
+                outputs.append(withheldEvent(ci, target.user, .messageDelivered, position: position, time: time))
+            }
+        }
+        channels[ci].setOwn(own, slot: slot)
+        return outputs
     }
 
     mutating func messageRead(
@@ -181,23 +190,62 @@ extension ReceiptReducer {
         }
     }
 
-    /// Moves read (and delivered, if passed) forward to `position`; nothing if not forward.
+    /// A read ack or mark read to `position`: the own read watermark and,
+    /// if the read is shown, the public one (rules 1, 2, 18 and 19). Emits
+    /// `message.read` to the channel when the public watermark moves (or, if
+    /// hidden, when the own one passes it, for read-privacy to withhold) and
+    /// `notification.mark_read` to the reader's devices when the own one moves.
     private mutating func readForward(_ ci: Int, _ slot: Int32, _ user: UInt32, to position: Int32, time: Int64)
         -> [ReducerOutput]
     {
-        guard moveRead(ci, slot, user, to: position, time: time) else { return [] }
-        return [readEvent(ci, slot), markReadEvent(ci, slot, user)]
+        let (channelEvent, ownMoved) = moveRead(ci, slot, user, to: position, time: time)
+        var outputs: [ReducerOutput] = []
+        if let channelEvent { outputs.append(channelEvent) }
+        if ownMoved { outputs.append(markReadEvent(ci, slot, user)) }
+        return outputs
     }
 
-    /// Moves read (and delivered, if passed) forward to `position`; `false` if not forward.
-    private mutating func moveRead(_ ci: Int, _ slot: Int32, _ user: UInt32, to position: Int32, time: Int64) -> Bool {
+    /// Moves the read watermarks forward to `position` (see ``readForward``):
+    /// the `message.read` to emit to the channel, if any, and whether the own
+    /// read watermark moved.
+    private mutating func moveRead(_ ci: Int, _ slot: Int32, _ user: UInt32, to position: Int32, time: Int64)
+        -> (channelEvent: ReducerOutput?, ownMoved: Bool)
+    {
+        var own = channels[ci].ownWatermarks(slot)
         let record = channels[ci].members[Int(slot)]
-        guard position > record.readPosition else { return false }
-        channels[ci].setRead(slot: slot, to: position, time: time, flags: userFlags[Int(user)])
-        if position > record.deliveredPosition {
-            channels[ci].setDelivered(slot: slot, to: position, time: time, flags: userFlags[Int(user)])
+        let ownMoved = position > own.readPosition
+        guard ownMoved || position > record.readPosition else { return (nil, false) }
+        if ownMoved {
+            own.readPosition = position
+            own.readTime = time
+            own.deliveredPosition = max(own.deliveredPosition, position)
         }
-        return true
+        var channelEvent: ReducerOutput?
+        if position > record.readPosition {
+            if shows(.readOff, ci, user) {
+                channels[ci].setRead(slot: slot, to: position, time: time, flags: userFlags[Int(user)])
+                // A shown read says the message was delivered too, unless delivery receipts are hidden.
+                if position > record.deliveredPosition && shows(.deliveryOff, ci, user) {
+                    channels[ci].setDelivered(slot: slot, to: position, time: time, flags: userFlags[Int(user)])
+                }
+                channelEvent = readEvent(ci, slot)
+            } else if ownMoved {
+                // Hidden (rule 19): the public watermarks stay; the event is for read-privacy to withhold.
+                channelEvent = withheldEvent(ci, user, .messageRead, position: position, time: time)
+            }
+        }
+        channels[ci].setOwn(own, slot: slot)
+        return (channelEvent, ownMoved)
+    }
+
+    /// Whether `user`'s receipts of the kind `flag` hides are shown in channel
+    /// `ci` now: their own setting and the channel type's toggle (rule 19).
+    func shows(_ flag: PrivacyFlags, _ ci: Int, _ user: UInt32) -> Bool {
+        guard !userFlags[Int(user)].contains(flag) else { return false }
+        // Most deployments toggle no channel type: no hashing on their acks.
+        guard !typeFlags.isEmpty else { return true }
+        let typeName = String(channels[ci].cid.prefix { $0 != ":" })
+        return !(typeFlags[typeName]?.contains(flag) ?? false)
     }
 
     /// `notification.mark_all_read`: every channel the user is a member of read to its latest
@@ -213,8 +261,8 @@ extension ReceiptReducer {
             for ci in order.map({ Int($0) }) {
                 // userChannels lists only channels where the user has a current slot.
                 let slot = channels[ci].slots[user]!
-                if moveRead(ci, slot, user, to: channels[ci].latest, time: time) {
-                    outputs.append(readEvent(ci, slot))
+                if let channelEvent = moveRead(ci, slot, user, to: channels[ci].latest, time: time).channelEvent {
+                    outputs.append(channelEvent)
                 }
             }
             totals = self.totals(user)
@@ -237,10 +285,13 @@ extension ReceiptReducer {
         if let t = channels[target.ci].thread(ofReply: target.position) {
             return threadMarkUnread(target.ci, t, target.user, from: target.position, time: timeCode(nil, input))
         }
+        // Private (rule 6): only the own read watermark moves back; the public one never does.
         let newPosition = channels[target.ci].channelMessage(before: target.position)
-        guard newPosition < channels[target.ci].members[Int(target.slot)].readPosition else { return [] }
-        channels[target.ci].setRead(
-            slot: target.slot, to: newPosition, time: timeCode(nil, input), flags: userFlags[Int(target.user)])
+        var own = channels[target.ci].ownWatermarks(target.slot)
+        guard newPosition < own.readPosition else { return [] }
+        own.readPosition = newPosition
+        own.readTime = timeCode(nil, input)
+        channels[target.ci].setOwn(own, slot: target.slot)
         return [markUnreadEvent(target.ci, target.slot, target.user, firstUnread: target.position)]
     }
 }

@@ -67,6 +67,18 @@ extension ReceiptReducer {
                               timeKey: "last_read", position: record.readPosition, time: record.readTime)
     }
 
+    /// A `message.read` or `message.delivered` to the channel for an ack
+    /// made while that receipt is hidden (rule 19): the own watermark it
+    /// moved, for the privacy filter to withhold (and audit). The public
+    /// watermark did not move; without the filter the event passes as it is.
+    func withheldEvent(_ ci: Int, _ user: UInt32, _ type: EventType, position: Int32, time: Int64) -> ReducerOutput {
+        type == .messageRead
+            ? watermarkEvent(ci, user, type: type, idKey: "last_read_message_id", timeKey: "last_read", position: position,
+                             time: time)
+            : watermarkEvent(ci, user, type: type, idKey: "last_delivered_message_id", timeKey: "last_delivered_at",
+                             position: position, time: time)
+    }
+
     // The events below read the channel through `channels[ci]` each time: a
     // `let channel = channels[ci]` would copy the channel's state (a retain and
     // a release of each of its arrays and tables) for every event written.
@@ -87,26 +99,27 @@ extension ReceiptReducer {
 
     /// The counts closing a `notification.*`: the channel's `unread_messages`
     /// and `unread_mentions`, then the user's totals.
-    private func writeCounts(_ writer: inout JSONWriter, _ ci: Int, _ record: MemberState, _ totals: UnreadTotals) {
-        writer.key(plain: "unread_messages"); writer.int(channels[ci].unread(after: record.readPosition, user: record.user))
+    private func writeCounts(_ writer: inout JSONWriter, _ ci: Int, _ user: UInt32, _ own: OwnWatermarks, _ totals: UnreadTotals) {
+        writer.key(plain: "unread_messages"); writer.int(channels[ci].unread(after: own.readPosition, user: user))
         writer.key(plain: "unread_mentions")
-        writer.int(channels[ci].unreadMentions(after: record.readPosition, user: record.user))
+        writer.int(channels[ci].unreadMentions(after: own.readPosition, user: user))
         writer.key(plain: "unread_channels"); writer.int(totals.channels)
         writer.key(plain: "total_unread_count"); writer.int(totals.total)
         writer.key(plain: "total_unread_mentions"); writer.int(totals.mentions)
     }
 
-    /// `notification.mark_read` to the reader's own devices (`@<user_id>`).
+    /// `notification.mark_read` to the reader's own devices (`@<user_id>`),
+    /// with their own read watermark and counts.
     func markReadEvent(_ ci: Int, _ slot: Int32, _ user: UInt32) -> ReducerOutput {
-        let record = channels[ci].members[Int(slot)]
+        let own = channels[ci].ownWatermarks(slot)
         let totals = totals(user)
         var writer = JSONWriter(capacity: 320)
         writer.beginObject()
         writer.key(plain: "cid"); writer.string(channels[ci].cid)
         writer.key(plain: "user_id"); writer.string(users[Int(user)])
-        writer.key(plain: "last_read_message_id"); writeOptional(&writer, channels[ci].messageID(at: record.readPosition))
-        writer.key(plain: "last_read"); writeOptional(&writer, times.decode(record.readTime))
-        writeCounts(&writer, ci, record, totals)
+        writer.key(plain: "last_read_message_id"); writeOptional(&writer, channels[ci].messageID(at: own.readPosition))
+        writer.key(plain: "last_read"); writeOptional(&writer, times.decode(own.readTime))
+        writeCounts(&writer, ci, user, own, totals)
         writer.endObject()
         return ReducerOutput(
             stage: "out", type: EventType.notificationMarkRead.wireName, subject: "@" + users[Int(user)],
@@ -128,18 +141,19 @@ extension ReceiptReducer {
             stage: "out", type: EventType.notificationMarkAllRead.wireName, subject: "@" + userID, data: writer.bytes)
     }
 
-    /// `notification.mark_unread` to the user's own devices (`@<user_id>`).
+    /// `notification.mark_unread` to the user's own devices (`@<user_id>`),
+    /// with their own read watermark and counts.
     func markUnreadEvent(_ ci: Int, _ slot: Int32, _ user: UInt32, firstUnread: Int32) -> ReducerOutput {
-        let record = channels[ci].members[Int(slot)]
+        let own = channels[ci].ownWatermarks(slot)
         let totals = totals(user)
         var writer = JSONWriter(capacity: 352)
         writer.beginObject()
         writer.key(plain: "cid"); writer.string(channels[ci].cid)
         writer.key(plain: "user_id"); writer.string(users[Int(user)])
         writer.key(plain: "first_unread_message_id"); writer.string(channels[ci].messageIDs[Int(firstUnread)])
-        writer.key(plain: "last_read_message_id"); writeOptional(&writer, channels[ci].messageID(at: record.readPosition))
-        writer.key(plain: "last_read"); writeOptional(&writer, times.decode(record.readTime))
-        writeCounts(&writer, ci, record, totals)
+        writer.key(plain: "last_read_message_id"); writeOptional(&writer, channels[ci].messageID(at: own.readPosition))
+        writer.key(plain: "last_read"); writeOptional(&writer, times.decode(own.readTime))
+        writeCounts(&writer, ci, user, own, totals)
         writer.endObject()
         return ReducerOutput(
             stage: "out", type: EventType.notificationMarkUnread.wireName, subject: "@" + users[Int(user)],

@@ -248,9 +248,15 @@ extension ReceiptReducer {
         writer.beginObject()
         writer.key("user_id"); writer.string(users[Int(record.user)])
         if !visibility.hidesRead(record.user, userFlags) {
-            writer.key("last_read"); writeOptional(&writer, times.decode(record.readTime))
-            writer.key("last_read_message_id"); writeOptional(&writer, channel.messageID(at: record.readPosition))
-            writer.key("unread_messages"); writer.int(channel.unread(after: record.readPosition, user: record.user))
+            // The viewer sees their own read watermark (rule 18), everyone else the public ones.
+            var read = (position: record.readPosition, time: record.readTime)
+            if record.user == visibility.viewer, let slot = channel.slots[record.user] {
+                let own = channel.ownWatermarks(slot)
+                read = (own.readPosition, own.readTime)
+            }
+            writer.key("last_read"); writeOptional(&writer, times.decode(read.time))
+            writer.key("last_read_message_id"); writeOptional(&writer, channel.messageID(at: read.position))
+            writer.key("unread_messages"); writer.int(channel.unread(after: read.position, user: record.user))
         }
         if !visibility.hidesDelivery(record.user, userFlags) {
             writer.key("last_delivered_at"); writeOptional(&writer, times.decode(record.deliveredTime))
@@ -274,16 +280,19 @@ extension ReceiptReducer {
             for ci in userChannels[Int(user)] {
                 let channel = channels[Int(ci)]
                 // userChannels lists only channels where the user has a slot.
-                let record = channel.members[Int(channel.slots[user]!)]
-                let unread = channel.unread(after: record.readPosition, user: user)
+                let slot = channel.slots[user]!
+                let record = channel.members[Int(slot)]
+                // The user's own read watermark (rule 18): their badge's.
+                let own = channel.ownWatermarks(slot)
+                let unread = channel.unread(after: own.readPosition, user: user)
                 let takesPart = channel.participation[user] != nil
                 let threads = takesPart ? unreadThreads(Int(ci), user) : []
                 if takesPart { threadTotal = (threadTotal ?? 0) + threads.count }
                 guard unread > 0 || !threads.isEmpty else { continue }
-                let first = unread > 0 ? channel.firstUnread(after: record.readPosition, user: user) : nil
+                let first = unread > 0 ? channel.firstUnread(after: own.readPosition, user: user) : nil
                 rows.append((
-                    channel.cid, unread, channel.unreadMentions(after: record.readPosition, user: user),
-                    record.muted, record.countUnread.rawValue, times.decode(record.readTime),
+                    channel.cid, unread, channel.unreadMentions(after: own.readPosition, user: user),
+                    record.muted, record.countUnread.rawValue, times.decode(own.readTime),
                     first.map { channel.messageIDs[Int($0)] },
                     takesPart ? threads.map { channel.messageIDs[Int(channel.threads[$0].parent)] } : nil
                 ))

@@ -31,15 +31,23 @@ import EventBusCore
 ///   `mark_unread` and `message_receipts` still accept them.
 /// - "Everything already read" for `notification.mark_read` means the read
 ///   watermark is at the latest message.
-/// - Times: sending moves the sender's watermarks with the message's
-///   `created_at`; a member added later starts at the latest message with the
-///   membership event's time; `mark_unread` sets `last_read` to its event time.
-///   A member who has read nothing has `last_read` and `last_read_message_id`
-///   null; after `mark_unread` from the first message, `last_read_message_id` is
-///   null and `last_read` is the unread time.
+/// - Sending is not reading: a `message.new` moves no watermark of its sender.
+/// - Each member has public watermarks (``MemberState``: what everyone else
+///   sees, in events and replies) and, where they differ, own ones
+///   (``OwnWatermarks``: their badge's). A mark unread moves only the own read
+///   watermark back; an ack made while its receipt is hidden (the user's
+///   setting or the channel type's toggle, in log order) moves only the own
+///   watermark forward, and a read moves the public delivered watermark only
+///   when both receipts are shown. The own read watermark drives the member's
+///   counts, notifications and own `channel_state` entry.
+/// - Times: a member added later starts at the latest message with the
+///   membership event's time; `mark_unread` sets the own `last_read` to its
+///   event time. A member who has read nothing has `last_read` and
+///   `last_read_message_id` null; after `mark_unread` from the first message,
+///   the own `last_read_message_id` is null and `last_read` is the unread time.
 /// - `message_receipts` readers are ordered newest first: by `last_read` (the
-///   time their read watermark last moved — a read, a mark read or unread,
-///   sending a message, joining), equal times by the order the reducer applied
+///   time their public read watermark last moved — a shown read or mark read,
+///   joining), equal times by the order the reducer applied
 ///   those moves, later first (a per-channel read stamp). The cursor names the
 ///   last reader returned by (time, stamp).
 /// - `message_receipts` with a `list` (`read`, `delivered`, `unread`,
@@ -173,11 +181,19 @@ public struct ReceiptReducer: Sendable {
         return channels[Int(ci)].messageIDs.count
     }
 
-    /// The read watermark's message id of `userID` in `cid` (kept for removed members),
-    /// `.some(nil)` when they have read nothing, `nil` when there is no record.
+    /// The public read watermark's message id of `userID` in `cid` (kept for
+    /// removed members), what everyone else sees; `.some(nil)` when it is
+    /// before the first message, `nil` when there is no record.
     public func readWatermark(cid: String, userID: String) -> String?? {
         guard let (channel, record) = record(cid: cid, userID: userID) else { return nil }
         return .some(channel.messageID(at: record.readPosition))
+    }
+
+    /// The member's own read watermark's message id (rules 6 and 18: their
+    /// badge's), like ``readWatermark(cid:userID:)``.
+    public func ownReadWatermark(cid: String, userID: String) -> String?? {
+        guard let (channel, slot) = slot(cid: cid, userID: userID) else { return nil }
+        return .some(channel.messageID(at: channel.ownReadPosition(slot)))
     }
 
     /// The delivered watermark's message id of `userID` in `cid`, like ``readWatermark(cid:userID:)``.
@@ -186,10 +202,10 @@ public struct ReceiptReducer: Sendable {
         return .some(channel.messageID(at: record.deliveredPosition))
     }
 
-    /// `unread_messages` of `userID` in `cid`, `nil` without a record.
+    /// `unread_messages` of `userID` in `cid` (after their own read watermark), `nil` without a record.
     public func unreadMessages(cid: String, userID: String) -> Int? {
-        guard let (channel, record) = record(cid: cid, userID: userID) else { return nil }
-        return channel.unread(after: record.readPosition, user: record.user)
+        guard let (channel, slot) = slot(cid: cid, userID: userID) else { return nil }
+        return channel.unread(after: channel.ownReadPosition(slot), user: channel.members[Int(slot)].user)
     }
 
     /// `(total_unread_count, unread_channels)` of `userID` over their current channels.
@@ -201,8 +217,8 @@ public struct ReceiptReducer: Sendable {
 
     /// `unread_mentions` of `userID` in `cid`, `nil` without a record.
     public func unreadMentions(cid: String, userID: String) -> Int? {
-        guard let (channel, record) = record(cid: cid, userID: userID) else { return nil }
-        return channel.unreadMentions(after: record.readPosition, user: record.user)
+        guard let (channel, slot) = slot(cid: cid, userID: userID) else { return nil }
+        return channel.unreadMentions(after: channel.ownReadPosition(slot), user: channel.members[Int(slot)].user)
     }
 
     /// `total_unread_mentions` of `userID` over their current channels.
@@ -212,10 +228,15 @@ public struct ReceiptReducer: Sendable {
     }
 
     private func record(cid: String, userID: String) -> (ChannelState, MemberState)? {
+        guard let (channel, slot) = slot(cid: cid, userID: userID) else { return nil }
+        return (channel, channel.members[Int(slot)])
+    }
+
+    private func slot(cid: String, userID: String) -> (ChannelState, Int32)? {
         guard let ci = channelIndex[cid], let user = userIndex[userID] else { return nil }
         let channel = channels[Int(ci)]
         guard let slot = channel.slots[user] else { return nil }
-        return (channel, channel.members[Int(slot)])
+        return (channel, slot)
     }
 
     /// The unread totals of `user`: O(channels × log n), no allocation.
@@ -227,10 +248,11 @@ public struct ReceiptReducer: Sendable {
             let slot = channels[Int(ci)].slots[user]!
             let record = channels[Int(ci)].members[Int(slot)]
             guard record.countUnread != .off else { continue }
-            let mentions = channels[Int(ci)].unreadMentions(after: record.readPosition, user: user)
+            let read = channels[Int(ci)].ownReadPosition(slot)
+            let mentions = channels[Int(ci)].unreadMentions(after: read, user: user)
             // Muted and mentions-only channels add their mentions only.
             let counted = record.muted || record.countUnread == .mentions
-                ? mentions : channels[Int(ci)].unread(after: record.readPosition, user: user)
+                ? mentions : channels[Int(ci)].unread(after: read, user: user)
             totals.total += counted
             if counted > 0 { totals.channels += 1 }
             totals.mentions += mentions

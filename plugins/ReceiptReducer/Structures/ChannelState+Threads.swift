@@ -27,9 +27,9 @@ extension ChannelState {
     /// (a channel message), creating the thread on its first reply: its
     /// author, the replier and the users it mentions take part (if members
     /// now). A new participant starts with nothing of the thread unread before
-    /// their entry: the parent's author at the parent, a mentioned user at the
-    /// thread message before this reply, at `time`. The replier's thread
-    /// watermarks move to the reply at `time`.
+    /// their entry: the parent's author at the parent, a mentioned user and a
+    /// new replier at the thread message before this reply, at `time`.
+    /// Sending is not reading (rule 3): a replier's thread watermarks stay.
     mutating func addReply(_ position: Int32, root: Int32, sender: UInt32, mentioned: [UInt32], time: Int64) {
         let t: Int
         if let existing = thread(ofParent: root) {
@@ -47,11 +47,9 @@ extension ChannelState {
         for user in mentioned where currentSlot(of: user) != nil && threads[t].participant(user) == nil {
             join(t, user, at: before, time: time)
         }
-        guard currentSlot(of: sender) != nil else { return }
-        if threads[t].participant(sender) == nil { join(t, sender, at: before, time: time) }
-        let i = threads[t].participant(sender)!
-        setThreadRead(t, i, to: position, time: time)
-        setThreadDelivered(t, i, to: position, time: time)
+        if currentSlot(of: sender) != nil && threads[t].participant(sender) == nil {
+            join(t, sender, at: before, time: time)
+        }
     }
 
     /// `user` takes part in thread `t` from `position` (the parent: nothing read), at `time`.

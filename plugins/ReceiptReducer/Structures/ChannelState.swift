@@ -61,6 +61,10 @@ struct ChannelState: Sendable {
     /// forward, or a mark unread): a record without an entry has
     /// ``WatermarkHistory/init(implied:)``. Members who moved once pay nothing.
     var histories: [Int32: WatermarkHistory] = [:]
+    /// Slot → the member's own watermarks, for the records whose own
+    /// watermarks differ from their public ones (``OwnWatermarks``): after a
+    /// mark unread, or an ack made while a receipt was hidden.
+    var own: [Int32: OwnWatermarks] = [:]
 
     init(cid: String) {
         self.cid = cid
@@ -350,6 +354,28 @@ struct ChannelState: Sendable {
         members[Int(slot)].deliveredPosition = position
         members[Int(slot)].deliveredTime = time
         store(history, slot: slot)
+    }
+
+    /// The own watermarks of the record in `slot` (its public ones unless they differ).
+    func ownWatermarks(_ slot: Int32) -> OwnWatermarks {
+        // Most channels have no entry: no hashing on their acks.
+        own.isEmpty ? OwnWatermarks(public: members[Int(slot)])
+            : own[slot] ?? OwnWatermarks(public: members[Int(slot)])
+    }
+
+    /// The own read watermark's position of the record in `slot`.
+    func ownReadPosition(_ slot: Int32) -> Int32 {
+        own.isEmpty ? members[Int(slot)].readPosition : own[slot]?.readPosition ?? members[Int(slot)].readPosition
+    }
+
+    /// Keeps `watermarks` as the own watermarks of `slot`, or no entry if they
+    /// are the public ones.
+    mutating func setOwn(_ watermarks: OwnWatermarks, slot: Int32) {
+        if watermarks.agree(with: members[Int(slot)]) {
+            if !own.isEmpty { own[slot] = nil }
+        } else {
+            own[slot] = watermarks
+        }
     }
 
     /// The slot of `user` if they are a member now.

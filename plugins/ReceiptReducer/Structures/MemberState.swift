@@ -9,7 +9,8 @@ struct MemberState: Sendable, Equatable {
     var user: UInt32
     /// The read watermark's position.
     var readPosition: Int32
-    /// The delivered watermark's position (never behind ``readPosition``).
+    /// The delivered watermark's position (behind ``readPosition`` only when a read was
+    /// shown while delivery receipts were hidden: docs/events.md rule 19).
     var deliveredPosition: Int32
     /// Whether the user is a member now (a removed member's record is kept).
     var isMember: Bool

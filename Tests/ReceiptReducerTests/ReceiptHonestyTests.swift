@@ -1,0 +1,153 @@
+import EventBusCore
+import ReceiptReducer
+import Testing
+
+/// Receipts never reveal what privacy hides (docs/events.md rules 3, 6, 18
+/// and 19), one test per scenario. Every reply checked here is the full one,
+/// before any privacy filter: what it shows, everyone may see.
+@Suite struct ReceiptHonestyTests {
+    let cid = "messaging:team"
+
+    /// ann, bob and cat; ann posted m1, m2, m3 at 09:01–09:03.
+    func team() -> Script {
+        var s = Script()
+        s.create(cid, ["ann", "bob", "cat"])
+        for i in 1...3 { s.message(cid, "m\(i)", from: "ann") }
+        return s
+    }
+
+    static func at(_ clock: String) -> String { "2026-11-22T\(clock):00.000Z" }
+
+    /// `user` in `viewer`'s `channel_state`.
+    func entry(_ s: Script, _ user: String, viewer: String) throws -> JSONValue? {
+        let state = try s.query("channel_state", [("cid", .string(cid)), ("viewer", .string(viewer))])
+        guard case .array(let members)? = state["members"] else { return nil }
+        return members.first { $0["user_id"] == .string(user) }
+    }
+
+    /// The user ids in `message_receipts`' readers of `message`, as ann sees them.
+    func readers(_ s: Script, _ message: String) throws -> [String] {
+        let reply = try s.query(
+            "message_receipts", [("cid", .string(cid)), ("message_id", .string(message)), ("viewer", .string("ann"))])
+        guard case .array(let readers)? = reply["readers"] else { return [] }
+        return readers.compactMap { $0["user_id"]?.stringValue }
+    }
+
+    func readReceipts(_ s: inout Script, _ user: String, _ on: Bool) {
+        s.send(.userUpdated(userID: user, deliveryReceipts: nil, readReceipts: on))
+    }
+
+    // Item 1: mark unread is private.
+
+    @Test func bobMarkingM2UnreadMovesNothingAnnSees() throws {
+        var s = team()
+        s.read(cid, "bob", "m3", at: Self.at("09:10"))
+        let out = s.markUnread(cid, "bob", "m2")
+        #expect(out.map(\.subject) == ["@bob"])  // his devices only
+        // ann still sees bob at m3, read at 09:10, and among m2's and m3's readers.
+        let seen = try entry(s, "bob", viewer: "ann")
+        #expect(seen?["last_read_message_id"] == .string("m3"))
+        #expect(seen?["last_read"] == .string(Self.at("09:10")))
+        #expect(try readers(s, "m2") == ["bob"])
+        #expect(try readers(s, "m3") == ["bob"])
+        // bob and his devices see his own watermark: m2 and m3 unread.
+        let own = try entry(s, "bob", viewer: "bob")
+        #expect(own?["last_read_message_id"] == .string("m1"))
+        #expect(own?["unread_messages"] == num(2))
+        let counts = try s.query("unread_counts", [("user_id", .string("bob"))])
+        #expect(counts["total_unread_count"] == num(2))
+        // Reading m2 again catches his own watermark up: his devices hear of it, the channel does not.
+        #expect(s.read(cid, "bob", "m2").map(\.type) == ["notification.mark_read"])
+        #expect(s.unread(cid, "bob") == 1)
+        // Reading past what others saw moves the public watermark again.
+        s.message(cid, "m4", from: "ann")
+        #expect(s.read(cid, "bob", "m4").map(\.type) == ["message.read", "notification.mark_read"])
+        #expect(s.reducer.readWatermark(cid: cid, userID: "bob") == .some("m4"))
+    }
+
+    // Item 2: read privacy holds through the delivery receipt.
+
+    @Test func aReadWithReadReceiptsOffGivesNoDeliveryTimeAndALaterDeliveryStillShows() throws {
+        var s = team()
+        readReceipts(&s, "bob", false)
+        // bob reads m3 at 10:00: the event is for read-privacy to withhold; nothing public moves.
+        let read = s.read(cid, "bob", "m3", at: Self.at("10:00"))
+        #expect(read.map(\.type) == ["message.read", "notification.mark_read"])
+        #expect(s.reducer.deliveredWatermark(cid: cid, userID: "bob") == .some(nil))
+        let before = try entry(s, "bob", viewer: "ann")
+        #expect(before?["last_delivered_at"] == .null)
+        #expect(before?["last_read"] == .null)
+        // His phone's delivery ack, made after the read, still reaches the channel, at its own time.
+        let delivered = s.delivered(cid, "bob", "m3", at: Self.at("10:05"))
+        #expect(delivered.map(\.type) == ["message.delivered"])
+        #expect(delivered.first?.json["last_delivered_at"] == .string(Self.at("10:05")))
+        #expect(try entry(s, "bob", viewer: "ann")?["last_delivered_at"] == .string(Self.at("10:05")))
+        // The order of his acks tells nothing: a second read emits no delivery.
+        s.message(cid, "m4", from: "ann")
+        #expect(!s.read(cid, "bob", "m4", at: Self.at("10:10")).contains { $0.type == "message.delivered" })
+        #expect(s.reducer.deliveredWatermark(cid: cid, userID: "bob") == .some("m3"))
+    }
+
+    @Test func aChannelTypeWithoutReadEventsHidesReadsTheSameWay() throws {
+        var s = team()
+        s.send(.channelTypeUpdated(name: "messaging", deliveryEvents: nil, readEvents: false))
+        s.read(cid, "bob", "m2", at: Self.at("10:00"))
+        #expect(s.reducer.readWatermark(cid: cid, userID: "bob") == .some(nil))
+        #expect(s.reducer.ownReadWatermark(cid: cid, userID: "bob") == .some("m2"))
+        #expect(s.delivered(cid, "bob", "m2").map(\.type) == ["message.delivered"])
+    }
+
+    @Test func aDeliveryWithDeliveryReceiptsOffMovesOnlyTheOwnWatermark() throws {
+        var s = team()
+        s.send(.userUpdated(userID: "bob", deliveryReceipts: false, readReceipts: nil))
+        #expect(s.delivered(cid, "bob", "m2").map(\.type) == ["message.delivered"])  // for delivery-privacy to withhold
+        #expect(s.delivered(cid, "bob", "m2").isEmpty)  // a duplicate: nothing
+        #expect(s.reducer.deliveredWatermark(cid: cid, userID: "bob") == .some(nil))
+        s.send(.userUpdated(userID: "bob", deliveryReceipts: true, readReceipts: nil))
+        #expect(try entry(s, "bob", viewer: "ann")?["last_delivered_message_id"] == .null)
+        #expect(s.delivered(cid, "bob", "m3").map(\.type) == ["message.delivered"])
+        #expect(s.reducer.deliveredWatermark(cid: cid, userID: "bob") == .some("m3"))
+    }
+
+    // Item 3: turning receipts back on reveals nothing from while they were off.
+
+    @Test func bobsReadAtTenWithReceiptsOffIsNeverSeenAfterHeTurnsThemOnAtEleven() throws {
+        var s = team()
+        s.read(cid, "bob", "m1", at: Self.at("09:30"))
+        readReceipts(&s, "bob", false)
+        s.read(cid, "bob", "m2", at: Self.at("10:00"))
+        readReceipts(&s, "bob", true)
+        // At 11:00 ann sees bob where he was with receipts on: m1 at 09:30, not m2 at 10:00.
+        let seen = try entry(s, "bob", viewer: "ann")
+        #expect(seen?["last_read_message_id"] == .string("m1"))
+        #expect(seen?["last_read"] == .string(Self.at("09:30")))
+        #expect(try readers(s, "m2") == [])
+        let list = try s.query("message_receipts", [
+            ("cid", .string(cid)), ("message_id", .string("m2")), ("viewer", .string("ann")), ("list", .string("read")),
+        ])
+        #expect(list["members"] == .array([]))
+        // His own badge knew all along.
+        #expect(s.unread(cid, "bob") == 1)
+        // His next read with receipts on shows, at its own time.
+        let next = s.read(cid, "bob", "m3", at: Self.at("11:30"))
+        #expect(next.first?.json["last_read"] == .string(Self.at("11:30")))
+        #expect(try readers(s, "m2") == ["bob"])
+        let passed = try s.query("message_receipts", [
+            ("cid", .string(cid)), ("message_id", .string("m2")), ("viewer", .string("ann")), ("list", .string("read")),
+        ])
+        #expect(passed["members"] == .array([.object([
+            (key: "user_id", value: .string("bob")), (key: "read_at", value: .string(Self.at("11:30"))),
+        ])]))
+    }
+
+    @Test func aReadMadeWithReceiptsOffIsNotShownByAnEqualReadAfterwards() throws {
+        var s = team()
+        readReceipts(&s, "bob", false)
+        s.read(cid, "bob", "m2", at: Self.at("10:00"))
+        readReceipts(&s, "bob", true)
+        // The same message acked again with receipts on: a read others may see, at its new time.
+        let again = s.read(cid, "bob", "m2", at: Self.at("11:00"))
+        #expect(again.map(\.type) == ["message.read"])
+        #expect(again.first?.json["last_read"] == .string(Self.at("11:00")))
+    }
+}
