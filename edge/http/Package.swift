@@ -55,6 +55,7 @@ let package = Package(
                 .product(name: "EventBusTesting", package: "eventbus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "ZeroMQ", package: "eventbus"),
             ],
             swiftSettings: strict
         ),
