@@ -12,7 +12,7 @@ import ZeroMQ
 @Suite(.serialized) struct OpenAPITests {
     /// A documented response no request here provokes, and why.
     static let notProvokedHere: [String: String] = [
-        "POST /v1/events 503": "busy needs a broker whose disk is full; HTTPProblemTests maps it",
+        "POST /v1/events 503": "busy needs a broker whose disk is full: IngressBusyTests checks it against this file",
         "POST /v1/events 504": "timeout needs a broker that does not answer within 10 s; HTTPProblemTests maps it",
         "POST /v1/query/{method} 503": "unknown_service needs a pipeline that passes a query on unanswered; HTTPProblemTests maps it",
     ]
