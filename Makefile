@@ -9,13 +9,17 @@ BUS_PRODUCTS = eventbus receipt-reducer read-privacy delivery-privacy
 # the root's supervisor tests run its plugins.
 EXAMPLES = examples/plugins examples/chat-backend examples/gateway
 EXAMPLES_WITH_TESTS = examples/chat-backend examples/gateway
+# Parts of the bus in packages of their own, for the same reason, each with tests: the HTTP
+# ingress eventbus-http (docs/http.md), which `eventbus up --http` finds by EVENTBUS_HTTP.
+EDGES = edge/http
 # Where the tests find the executables they start (Sources/EventBusTesting/BuildFolder.swift).
 TEST_ENV = EVENTBUS_BIN=$(CURDIR)/.build/debug/eventbus \
 	EVENTBUS_EXAMPLE_PLUGINS_BIN=$(CURDIR)/examples/plugins/.build/debug \
 	EVENTBUS_EXAMPLE_CHAT_BACKEND_BIN=$(CURDIR)/examples/chat-backend/.build/debug \
-	EVENTBUS_EXAMPLE_GATEWAY_BIN=$(CURDIR)/examples/gateway/.build/debug
+	EVENTBUS_EXAMPLE_GATEWAY_BIN=$(CURDIR)/examples/gateway/.build/debug \
+	EVENTBUS_HTTP=$(CURDIR)/edge/http/.build/debug/eventbus-http
 
-.PHONY: run test test-swift test-examples test-python test-formal build examples release bench clean fuzz fuzz-build
+.PHONY: run test test-swift test-examples test-edges test-python test-formal build examples edges release bench clean fuzz fuzz-build
 
 run: release
 	.build/release/eventbus up --data-dir $(DATA_DIR)
@@ -39,21 +43,35 @@ examples:
 		$(SWIFT) build --package-path $$package $(SWIFTFLAGS) || exit 1; \
 	done
 
+# eventbus-http, release, for `eventbus up --http` (EVENTBUS_HTTP=edge/http/.build/release/eventbus-http).
+edges:
+	@scripts/ensure-deps.sh
+	@for package in $(EDGES); do \
+		echo "$(SWIFT) build -c release --package-path $$package $(SWIFTFLAGS)"; \
+		$(SWIFT) build -c release --package-path $$package $(SWIFTFLAGS) || exit 1; \
+	done
+
 test:
 	@scripts/check-test-sleeps.sh
 	@scripts/ensure-deps.sh --test
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
-	@for package in $(EXAMPLES); do \
+	@for package in $(EXAMPLES) $(EDGES); do \
 		echo "$(SWIFT) build --build-tests --package-path $$package $(SWIFTFLAGS)"; \
 		$(SWIFT) build --build-tests --package-path $$package $(SWIFTFLAGS) || exit 1; \
 	done
-	$(MAKE) test-formal test-swift test-examples test-python
+	$(MAKE) test-formal test-swift test-examples test-edges test-python
 
 test-swift:
 	$(TEST_ENV) $(SWIFT) test --skip-build
 
 test-examples:
 	@for package in $(EXAMPLES_WITH_TESTS); do \
+		echo "$(SWIFT) test --skip-build --package-path $$package"; \
+		$(TEST_ENV) $(SWIFT) test --skip-build --package-path $$package || exit 1; \
+	done
+
+test-edges:
+	@for package in $(EDGES); do \
 		echo "$(SWIFT) test --skip-build --package-path $$package"; \
 		$(TEST_ENV) $(SWIFT) test --skip-build --package-path $$package || exit 1; \
 	done
@@ -92,4 +110,4 @@ bench:
 	@Benchmarks/run.sh
 
 clean:
-	rm -rf .build $(EXAMPLES:%=%/.build)
+	rm -rf .build $(EXAMPLES:%=%/.build) $(EDGES:%=%/.build)

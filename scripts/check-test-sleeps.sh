@@ -5,7 +5,7 @@
 # runs this first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-found=$(grep -rnE 'Thread\.sleep|Task\.sleep|usleep\(|time\.sleep\(' Tests examples/*/Tests Sources/EventBusTesting \
+found=$(grep -rnE 'Thread\.sleep|Task\.sleep|usleep\(|time\.sleep\(' Tests examples/*/Tests edge/*/Tests Sources/EventBusTesting \
     --include='*.swift' --include='*.py' | grep -vE 'poll interval|deadline timer|slow peer' || true)
 if [ -n "$found" ]; then
     echo "A test sleeps for a fixed time: poll the condition instead (or, for a poll interval, say so on the line):"

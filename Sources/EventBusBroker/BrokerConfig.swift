@@ -46,6 +46,9 @@ public struct BrokerConfig: Sendable {
 
     /// CURVE keys and client roles; `nil` runs without authentication (loopback/ipc binds only).
     public var security: SecurityConfig?
+    /// The file ``security`` was read from, for the processes `eventbus up` starts that read it
+    /// too (eventbus-http takes its `http_tokens`, docs/http.md).
+    public var securityFile: String?
     /// Bind non-loopback TCP without keys (`--allow-insecure-bind`): anyone who reaches it may do anything.
     public var allowInsecureBind = false
     /// Use a data directory that group or others may read, write or enter (`--allow-shared-data-dir`):

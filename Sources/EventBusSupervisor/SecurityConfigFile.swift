@@ -14,10 +14,25 @@ import ZeroMQ
 ///   - name: dashboard
 ///     public_key: "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7"
 ///     roles: [subscriber]
+/// http_tokens:                       # optional: bearer tokens of eventbus-http (docs/http.md)
+///   "2c4f0e1d9a8b7c6d5e4f3a2b": backend
 /// ```
 ///
 /// Relative paths are relative to the file's own folder.
 public enum SecurityConfigFile {
+    /// The `http_tokens` of the security file at `path` (``HTTPTokens/none`` when it has none),
+    /// after checking the whole file as ``load(path:)`` does.
+    public static func httpTokens(path: String) throws(PipelineError) -> HTTPTokens {
+        _ = try load(path: path)
+        let node: Any?
+        do { node = try Yams.load(yaml: try String(contentsOfFile: path, encoding: .utf8)) } catch {
+            throw PipelineError(.securityFile, "cannot read security file \(path): \(error)")
+        }
+        do { return try HTTPTokens.parse((node as? [String: Any])?["http_tokens"]) } catch {
+            throw PipelineError(.securityFile, "security file \(path): \(error)")
+        }
+    }
+
     /// Loads and validates the security file at `path`.
     public static func load(path: String) throws(PipelineError) -> SecurityConfig {
         let text: String
@@ -31,7 +46,7 @@ public enum SecurityConfigFile {
         guard let root = node as? [String: Any] else {
             throw PipelineError(.securityFile, "security file \(path): the top level must be a mapping")
         }
-        let known: Set<String> = ["secret_key_file", "clients"]
+        let known: Set<String> = ["secret_key_file", "clients", "http_tokens"]
         if let unknown = root.keys.first(where: { !known.contains($0) }) {
             throw PipelineError(.securityFile, "security file \(path): unknown key \"\(unknown)\" (known: \(known.sorted().joined(separator: ", ")))")
         }
@@ -84,6 +99,8 @@ public enum SecurityConfigFile {
             }
             clients.append(SecurityConfig.Client(name: name, publicKey: publicKey, roles: roles))
         }
+        // Read by eventbus-http (``httpTokens(path:)``); checked here so that the broker refuses a broken entry too.
+        do { _ = try HTTPTokens.parse(root["http_tokens"]) } catch { throw PipelineError(.securityFile, "security file \(path): \(error)") }
         let config = SecurityConfig(secretKey: secretKey, clients: clients)
         do { try config.validate() } catch { throw PipelineError(.securityFile, "security file \(path): \(error)") }
         return config

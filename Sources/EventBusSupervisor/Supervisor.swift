@@ -12,7 +12,8 @@ import ZeroMQ
 /// its own; or another ``BusFront``, the JetStream gateway of `--backend`), each plugin
 /// as a ``PluginProcess`` (started with `--name --input --output --command --data-dir`,
 /// restarted with backoff when it exits or is killed, loud about crash loops), and the
-/// ``ReadinessWatch`` that logs one ready line once every stage has a connected consumer. Graceful shutdown runs in reverse: the watch, then the
+/// ``ReadinessWatch`` that logs one ready line once every stage has a connected consumer, and
+/// the HTTP ingress of ``SupervisorConfig/http`` (`eventbus-http`, supervised as a plugin is). Graceful shutdown runs in reverse: the watch, then the
 /// plugins, then the broker, which commits its log. The broker ending or failing shuts
 /// the group down; its error is ``run()``'s.
 ///
@@ -45,6 +46,13 @@ public final class Supervisor: Service, Sendable {
                 security.clients.removeAll { $0.name == "plugin:\(stage.name)" }
                 security.clients.append(.init(name: "plugin:\(stage.name)", publicKey: pair.publicKey, roles: [.plugin(stage.name)]))
                 pluginKeys[stage.name] = try CurveClientKeys(secretKey: pair.secretKey, serverKey: serverKey)
+            }
+            // The HTTP ingress publishes to `in` and queries: a backend, with a key of this run.
+            if config.http != nil {
+                let pair = try CurveKeyPair.generate()
+                security.clients.removeAll { $0.name == HTTPIngressLaunch.name }
+                security.clients.append(.init(name: HTTPIngressLaunch.name, publicKey: pair.publicKey, roles: [.backend]))
+                pluginKeys[HTTPIngressLaunch.name] = try CurveClientKeys(secretKey: pair.secretKey, serverKey: serverKey)
             }
             let probe = try CurveKeyPair.generate()
             security.clients.append(.init(name: "eventbus-supervisor", publicKey: probe.publicKey, roles: [.admin]))
@@ -88,8 +96,15 @@ public final class Supervisor: Service, Sendable {
             processes.append(PluginProcess(name: stage.name, executable: executable, arguments: arguments,
                                            environment: environment, config: config, logger: logger))
         }
+        if let http = config.http {
+            let arguments = http.arguments(commandEndpoint: front.commandEndpoint,
+                                           securityFile: config.broker.security == nil ? nil : config.broker.securityFile)
+            let environment = pluginKeys[HTTPIngressLaunch.name]?.environment ?? [:]
+            processes.append(PluginProcess(name: HTTPIngressLaunch.name, executable: http.executable, arguments: arguments,
+                                           environment: environment, config: config, logger: logger))
+        }
         self.processes = processes
-        readiness = try ReadinessWatch(stages: config.pipeline.names, supervised: Set(processes.map(\.name)),
+        readiness = try ReadinessWatch(stages: config.pipeline.names, supervised: Set(processes.map(\.name)).subtracting([HTTPIngressLaunch.name]),
                                        commandEndpoint: front.commandEndpoint, streamEndpoint: front.streamEndpoint,
                                        keys: probeKeys, logger: logger)
         let readiness = self.readiness

@@ -38,6 +38,8 @@ public struct SupervisorConfig: Sendable {
     public var crashLoopBackoff: Duration = .seconds(30)
     /// How long a plugin gets to stop after SIGTERM before SIGKILL.
     public var stopTimeout: Duration = .seconds(10)
+    /// The HTTP ingress to run beside the plugins (`eventbus up --http`), if any.
+    public var http: HTTPIngressLaunch?
 
     public init(broker: BrokerConfig, pipeline: Pipeline) {
         self.broker = broker
@@ -75,7 +77,9 @@ public struct SupervisorConfig: Sendable {
         if let value = root["security"] {
             let file = try string(value, "security", path)
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
-            broker.security = try SecurityConfigFile.load(path: file.hasPrefix("/") ? file : folder.appendingPathComponent(file).path)
+            let resolved = file.hasPrefix("/") ? file : folder.appendingPathComponent(file).path
+            broker.security = try SecurityConfigFile.load(path: resolved)
+            broker.securityFile = resolved
         }
         if let value = root["allow_insecure_bind"] {
             guard let allow = value as? Bool else { throw PipelineError(.configFile, "config file \(path): allow_insecure_bind must be true or false") }

@@ -3,7 +3,7 @@ import Foundation
 /// Where the tests find the executables they start. The bus's own (`eventbus`, the
 /// built-in plugins) are in the root package's build folder; each example is a package
 /// of its own under examples/ with its own build folder, which `make test` builds before
-/// the tests. The Makefile's TEST_ENV names them: EVENTBUS_BIN and EVENTBUS_EXAMPLE_*_BIN.
+/// the tests. The Makefile's TEST_ENV names them: EVENTBUS_BIN, EVENTBUS_HTTP and EVENTBUS_EXAMPLE_*_BIN.
 public enum BuildFolder {
     /// The repository root: the nearest folder above this file with Sources/EventBusBroker
     /// (this file is compiled from the root package, whichever package's tests use it).
@@ -24,6 +24,12 @@ public enum BuildFolder {
     /// The folder of `eventbus` and the built-in plugins: EVENTBUS_BIN's, or the root's debug build.
     public static var bus: String {
         URL(fileURLWithPath: eventbus).deletingLastPathComponent().path
+    }
+
+    /// The `eventbus-http` executable (edge/http, a package of its own): EVENTBUS_HTTP, the
+    /// variable `eventbus up --http` finds it by, or edge/http's debug build's.
+    public static var http: String {
+        ProcessInfo.processInfo.environment["EVENTBUS_HTTP"] ?? root.appendingPathComponent("edge/http/.build/debug/eventbus-http").path
     }
 
     /// The build folder of the example package examples/`package` (plugins, chat-backend,

@@ -23,12 +23,15 @@ public final class RunningProcess: Sendable {
 
     private static let logger = Logger(label: "eventbus.testing.process")
 
-    /// Starts `executable` with `arguments`.
-    public init(_ executable: String, _ arguments: [String] = [], standardOutput: Output = .discard,
-                standardError: Output = .discard) throws {
+    /// Starts `executable` with `arguments`, in this process's environment plus `environment`.
+    public init(_ executable: String, _ arguments: [String] = [], environment: [String: String] = [:],
+                standardOutput: Output = .discard, standardError: Output = .discard) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
+        }
         if let handle = try Self.handle(standardOutput) { process.standardOutput = handle }
         if let handle = try Self.handle(standardError) { process.standardError = handle }
         let exit = self.exit

@@ -7,14 +7,17 @@ import Logging
 public final class UpProcess: @unchecked Sendable {
     public let directory: URL
     public let extraArguments: [String]
+    /// Variables added to its environment.
+    public let environment: [String: String]
     /// The current (or last) run.
     public private(set) var process: RunningProcess?
     private var runs = 0
     private let logger = Logger(label: "eventbus.testing.up")
 
-    public init(arguments: [String] = []) throws {
+    public init(arguments: [String] = [], environment: [String: String] = [:]) throws {
         directory = try TemporaryDirectory.create("eventbus-up")
         extraArguments = arguments
+        self.environment = environment
     }
 
     public var dataDirectory: String { directory.appendingPathComponent("data").path }
@@ -28,7 +31,7 @@ public final class UpProcess: @unchecked Sendable {
         let process = try RunningProcess(
             BuildFolder.eventbus,
             ["up", "--data-dir", dataDirectory, "--command", commandEndpoint, "--stream", streamEndpoint] + extraArguments,
-            standardError: .file(stderrFile.path))
+            environment: environment, standardError: .file(stderrFile.path))
         self.process = process
         logger.debug("eventbus up started", metadata: ["pid": "\(process.processIdentifier)"])
         var patience = Patience(timeout)

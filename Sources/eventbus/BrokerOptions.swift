@@ -108,6 +108,7 @@ struct BrokerOptions: ParsableArguments {
         if let peerHwm { config.peerHighWaterMark = peerHwm }
         if let security {
             do { config.security = try SecurityConfigFile.load(path: security) } catch { throw Output.fail(error.description) }
+            config.securityFile = security
         }
         if allowInsecureBind { config.allowInsecureBind = true }
         if allowSharedDataDir { config.allowSharedDataDirectory = true }

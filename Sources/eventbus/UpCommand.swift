@@ -29,6 +29,12 @@ struct UpCommand: AsyncParsableCommand {
         valueName: "nats://URLS"))
     var backend: String?
 
+    @Option(help: ArgumentHelp(
+        "Also run eventbus-http, CloudEvents over HTTP, listening on HOST:PORT, supervised like a plugin; it is found beside "
+            + "eventbus or by EVENTBUS_HTTP (docs/http.md).",
+        valueName: "HOST:PORT"))
+    var http: String?
+
     /// The folder of this executable, where the built-in plugins live.
     static var pluginDirectory: String {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
@@ -59,12 +65,19 @@ struct UpCommand: AsyncParsableCommand {
         // Before the broker exists: its instruments bind to the backend installed now.
         let metrics = try options.startMetrics(logger: logger)
         defer { metrics?.stop() }
+        var httpIngress: HTTPIngressLaunch?
+        if let http {
+            do { httpIngress = try HTTPIngressLaunch.find(listen: http, in: directory) } catch { throw Output.fail(error) }
+        }
         let supervisor: Supervisor
         if let backend {
+            guard httpIngress == nil else { throw Output.fail("--http is not supported with --backend yet") }
             supervisor = try Self.onJetStream(backend: backend, broker: brokerConfig, pipeline: pipeline, logger: logger)
         } else {
             do {
-                supervisor = try Supervisor(config: SupervisorConfig(broker: brokerConfig, pipeline: pipeline), logger: logger)
+                var config = SupervisorConfig(broker: brokerConfig, pipeline: pipeline)
+                config.http = httpIngress
+                supervisor = try Supervisor(config: config, logger: logger)
             } catch {
                 throw Output.fail(error, "cannot start the broker (command \(brokerConfig.commandEndpoint), stream \(brokerConfig.streamEndpoint), "
                     + "data dir \(brokerConfig.dataDirectory))")

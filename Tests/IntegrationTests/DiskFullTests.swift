@@ -8,29 +8,6 @@ import Glibc
 
 /// A full disk: PUB answers `busy`, nothing partial stays in the log, service resumes when space returns.
 @Suite(.serialized) struct DiskFullTests {
-    static func run(_ arguments: [String]) async -> Int32 {
-        (try? await RunningProcess.run("/bin/" + arguments[0], Array(arguments.dropFirst())))?.status ?? -1
-    }
-
-    /// Runs `body` with a tmpfs of `size` (the tests run as root, as `make test` does here)
-    /// mounted on a fresh directory, unmounted and removed afterwards.
-    static func withTmpfs(_ label: String, size: String, _ body: (String) async throws -> Void) async throws {
-        let mountPoint = TemporaryDirectory.url(label).path
-        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        try #require(await Self.run(["mount", "-t", "tmpfs", "-o", "size=\(size)", "tmpfs", mountPoint]) == 0, "mounting a small tmpfs failed")
-        func unmount() async {
-            _ = await Self.run(["umount", "-l", mountPoint])
-            try? FileManager.default.removeItem(atPath: mountPoint)
-        }
-        do {
-            try await body(mountPoint)
-        } catch {
-            await unmount()
-            throw error
-        }
-        await unmount()
-    }
-
     static func event(_ id: String) -> [UInt8] {
         let padding = String(repeating: "p", count: 2_000)
         return Array(#"{"specversion":"1.0","id":"\#(id)","source":"/disk-test","type":"message.read","subject":"messaging:general","time":"2026-11-22T03:10:00.123Z","data":{"cid":"messaging:general","user_id":"bob","message_id":"m1","pad":"\#(padding)"}}"#.utf8)
@@ -38,7 +15,7 @@ import Glibc
 
     @Test func aFullDiskAnswersBusyKeepsNothingPartialAndRecoversWhenSpaceReturns() async throws {
         // A 4 MiB filesystem of our own.
-        try await Self.withTmpfs("eventbus-disk", size: "4m") { mountPoint in
+        try await Tmpfs.with("eventbus-disk", size: "4m") { mountPoint in
             // Half of it taken by a filler that we delete later to give the space back.
             let filler = mountPoint + "/filler"
             #expect(FileManager.default.createFile(atPath: filler, contents: Data(repeating: 0, count: 2 * 1024 * 1024)))
@@ -123,7 +100,7 @@ import Glibc
     /// that even to root: the PUB that needs the new segment answers `busy`, nothing of it stays,
     /// and service resumes when the directory is writable again.
     @Test func aDataDirectoryThatRefusesNewSegmentsAnswersBusyKeepsNothingAndRecovers() async throws {
-        try await Self.withTmpfs("eventbus-ro", size: "16m") { mountPoint in
+        try await Tmpfs.with("eventbus-ro", size: "16m") { mountPoint in
             let dataDirectory = mountPoint + "/data"
             let segmentDirectory = dataDirectory + "/log"  // where the broker keeps its segments
             defer { _ = Self.setImmutable(segmentDirectory, false) }

@@ -1,0 +1,31 @@
+/// How `eventbus-http` runs: where it listens, the broker it publishes to, who may use it.
+public struct IngressConfig: Sendable {
+    /// Where the HTTP server listens.
+    public var listen: ListenAddress
+    /// The broker's command endpoint.
+    public var commandEndpoint: String
+    /// The bearer tokens and their roles; none lets every request in.
+    public var access: IngressAccess
+    /// Listen on an address other than loopback without tokens (`--allow-insecure-bind`).
+    public var allowInsecureBind: Bool
+    /// The service that answers `POST /v1/query/{method}`.
+    public var service = "receipts"
+    /// The largest body taken: the bus's batch limit, 4 MiB of events (413 `too_large` above).
+    public var maxBodyBytes = 4_194_304
+
+    public init(listen: ListenAddress, commandEndpoint: String, access: IngressAccess, allowInsecureBind: Bool = false) {
+        self.listen = listen
+        self.commandEndpoint = commandEndpoint
+        self.access = access
+        self.allowInsecureBind = allowInsecureBind
+    }
+
+    /// Refuses to listen beyond this machine without tokens, as the broker refuses to bind
+    /// beyond it without keys (docs/security.md, "Safe defaults").
+    public func validate() throws(IngressError) {
+        guard !listen.isLoopback, !access.requiresToken, !allowInsecureBind else { return }
+        throw IngressError("refusing to listen on \(listen) without bearer tokens: anyone who reaches it could publish to the bus "
+            + "and query every receipt. Listen on loopback (127.0.0.1:PORT), give tokens (--security FILE with http_tokens, "
+            + "see docs/http.md), or pass --allow-insecure-bind to accept the risk")
+    }
+}

@@ -1,0 +1,83 @@
+import ArgumentParser
+import EventBus
+import EventBusSupervisor
+import Foundation
+import HTTPIngress
+import Hummingbird
+import Logging
+
+/// `eventbus-http`: CloudEvents over HTTP into the bus (docs/http.md).
+@main
+struct HTTPCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "eventbus-http",
+        abstract: "Publish CloudEvents to the bus and query receipts over HTTP (docs/http.md).",
+        discussion: """
+            POST /v1/events takes a structured CloudEvent, a batch or a binary-mode event and answers with \
+            the SEQs once the broker has made them durable; POST /v1/query/{method} asks the receipts service. \
+            Prints one line, "eventbus-http listening on http://HOST:PORT", once it listens.
+            """)
+
+    @Option(help: ArgumentHelp("Where to listen, HOST:PORT (port 0 picks a free one).", valueName: "HOST:PORT"))
+    var listen = "127.0.0.1:8080"
+
+    @Option(name: .customLong("command"), help: ArgumentHelp("The broker's command endpoint.", valueName: "EP"))
+    var commandEndpoint: String = WireProtocol.defaultCommandEndpoint
+
+    @Option(help: ArgumentHelp("The security file whose http_tokens (token: role) admit HTTP clients (docs/http.md).", valueName: "FILE"))
+    var security: String?
+
+    @Flag(help: "Without tokens, allow listening on an address other than loopback: anyone who reaches it may publish and query.")
+    var allowInsecureBind = false
+
+    @Option(help: ArgumentHelp(
+        "This client's CURVE secret key file, for a broker with keys; or set EVENTBUS_SECRET_KEY[_FILE].", valueName: "FILE"))
+    var secretKeyFile: String?
+
+    @Option(help: ArgumentHelp("The broker's CURVE public key file; or set EVENTBUS_SERVER_KEY[_FILE].", valueName: "FILE"))
+    var serverKeyFile: String?
+
+    @Option(help: "Log level on stderr (trace, debug, info, notice, warning, error, critical).")
+    var logLevel = "info"
+
+    func validate() throws {
+        if (secretKeyFile == nil) != (serverKeyFile == nil) {
+            throw ValidationError("--secret-key-file and --server-key-file go together")
+        }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level \(logLevel) is not a level") }
+    }
+
+    func run() async throws {
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        var logger = Logger(label: "eventbus-http")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let config: IngressConfig
+        let curve: CurveClientKeys?
+        do {
+            let tokens = try security.map { path throws(PipelineError) in try SecurityConfigFile.httpTokens(path: path) } ?? .none
+            config = IngressConfig(listen: try ListenAddress(listen), commandEndpoint: commandEndpoint,
+                                   access: IngressAccess(tokens: tokens), allowInsecureBind: allowInsecureBind)
+            try config.validate()
+            if let secretKeyFile, let serverKeyFile {
+                curve = try CurveClientKeys(secretKeyFile: secretKeyFile, serverKeyFile: serverKeyFile)
+            } else {
+                curve = try CurveClientKeys.fromEnvironment()
+            }
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(64)
+        }
+        let client = try BusClient(options: .init(endpoint: commandEndpoint, name: "eventbus-http", curve: curve), logger: logger)
+        defer { client.close() }
+        let listen = config.listen
+        let server = IngressServer(client: client, config: config, logger: logger)
+        let application = server.application { port in
+            // The ready line, on stdout: tests and `eventbus up --http` read the port from it.
+            let host = ListenAddress.display(listen.host)
+            FileHandle.standardOutput.write(Data("eventbus-http listening on http://\(host):\(port) (bus \(commandEndpoint))\n".utf8))
+        }
+        logger.info("starting", metadata: ["http.listen": "\(listen)", "bus.command": "\(commandEndpoint)",
+                                           "http.tokens": "\(config.access.tokens.roles.count)"])
+        try await application.runService()
+    }
+}
