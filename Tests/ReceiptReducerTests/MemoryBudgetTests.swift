@@ -9,14 +9,16 @@ import Testing
 @Suite struct MemoryBudgetTests {
     /// Bytes per (channel, member): the record, its slot-map entry (dictionary at
     /// ≤ 75 % load), its reader-list slot and member-order entries (chunks ≥ half
-    /// full), the user's channel list entry.
+    /// full), the user's channel list entry, and for a member who joined after a
+    /// message their late-join entry.
     static var bytesPerMember: Int {
         let record = MemoryLayout<MemberState>.stride
         let slotEntry = (MemoryLayout<UInt32>.stride + MemoryLayout<Int32>.stride) * 4 / 3 + 1
         let readerEntry = MemoryLayout<Int32>.stride * 2
         let orderEntry = MemoryLayout<UInt32>.stride * 2
         let channelListEntry = MemoryLayout<Int32>.stride
-        return record + slotEntry + readerEntry + orderEntry + channelListEntry
+        let lateJoinEntry = MemoryLayout<Int32>.stride
+        return record + slotEntry + readerEntry + orderEntry + channelListEntry + lateJoinEntry
     }
 
     /// Bytes per message: id, sender+flags, id index slot (≥ 37.5 % load),
@@ -26,8 +28,9 @@ import Testing
             + MemoryLayout<Int32>.stride * 3 + MemoryLayout<Int32>.stride
     }
 
+    /// 48 bytes: the watermarks, times, stamp, settings and when the member joined.
     @Test func memberStateFitsTheBudget() {
-        #expect(MemoryLayout<MemberState>.stride == 40)
+        #expect(MemoryLayout<MemberState>.stride == 48)
         #expect(Self.bytesPerMember <= 100, "\(Self.bytesPerMember) bytes per member")
     }
 
@@ -40,10 +43,10 @@ import Testing
     }
 
     /// Thread state exists only for threads: nothing in the per-member or
-    /// per-message records, 120 bytes a participant (docs/events.md "thread_state").
+    /// per-message records, 128 bytes a participant (docs/events.md "thread_state").
     @Test func threadsAddNothingToMembersOrMessages() {
-        #expect(MemoryLayout<MemberState>.stride == 40)
-        #expect(MemoryLayout<ThreadMember>.stride == 120)
+        #expect(MemoryLayout<MemberState>.stride == 48)
+        #expect(MemoryLayout<ThreadMember>.stride == 128)
     }
 
     @Test func messageStateFitsTheBudget() {

@@ -55,8 +55,17 @@ import Testing
         for user in ["cat", "bob", "dan"] { s.read(cid, user, "m1", at: at) }
         #expect(try page(s, "m1").names == ["dan", "bob", "cat"])
         // Members who join together join at one time (here before 05:00): the later in the list first.
-        s.create(cid, ["eve", "fox"])
-        #expect(try page(s, "m1").names == ["dan", "bob", "cat", "fox", "eve"])
+        s.message(cid, "m2", from: "ann")
+        s.create(cid, ["eve", "fox"])  // after m2: they count for neither m1 nor m2
+        s.send(.memberAdded(cid: cid, userID: "gus"))  // and gus for neither
+        s.message(cid, "m3", from: "ann")
+        for user in ["bob", "cat", "dan"] { s.read(cid, user, "m2", at: at) }
+        #expect(try page(s, "m1").names == ["dan", "cat", "bob"])
+        #expect(try page(s, "m2").names == ["dan", "cat", "bob"])
+        // A read of m3 moves eve, fox and gus: readers of m3, still of neither m1 nor m2.
+        for user in ["gus", "eve", "fox"] { s.read(cid, user, "m3", at: at) }
+        #expect(try page(s, "m3").names == ["fox", "eve", "gus"])
+        #expect(try page(s, "m1").names == ["dan", "cat", "bob"])
     }
 
     @Test func aReadDatedEarlierTakesItsPlaceByTime() throws {

@@ -36,7 +36,7 @@ import Testing
         /// The model's readers of the message now, by user: their move.
         func readers() -> [String: Int] {
             var result: [String: Int] = [:]
-            for m in model.channels[c].members where m.isMember && m.user != sender && m.read >= position {
+            for m in model.channels[c].others(position) where m.read >= position {
                 result[m.user] = m.readMove
             }
             return result

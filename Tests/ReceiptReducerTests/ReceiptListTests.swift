@@ -101,13 +101,18 @@ import Testing
         #expect(delivered["delivered_count"] == num(2) && delivered["undelivered_member_count"] == num(0))
     }
 
-    @Test func aMemberWhoJoinedAfterTheMessageIsAReaderNotUnread() throws {
+    @Test func aMemberWhoJoinedAfterTheMessageIsNeitherAReaderNorUnread() throws {
         var s = channel()
-        let joined = s.nextTime
         s.send(.memberAdded(cid: cid, userID: "dan"))
-        #expect(try entries(list(s, "read", "m2")) == ["dan": .string(joined)])
+        #expect(try entries(list(s, "read", "m2")) == [:])
         #expect(try names(list(s, "unread", "m2")) == ["bob", "cat"])
-        #expect(try entries(list(s, "delivered", "m2")) == ["dan": .string(joined)])
+        #expect(try entries(list(s, "delivered", "m2")) == [:])
+        let counts = try list(s, "read", "m4")
+        #expect(counts["read_count"] == num(0) && counts["unread_member_count"] == num(2))
+        #expect(counts["delivered_count"] == num(0) && counts["undelivered_member_count"] == num(2))
+        // The next message counts dan like everyone.
+        s.message(cid, "m5", from: "ann")
+        #expect(try names(list(s, "unread", "m5")) == ["bob", "cat", "dan"])
         // A member who left is in no list; back, they are where they were.
         s.send(.memberRemoved(cid: cid, userID: "cat"))
         #expect(try names(list(s, "unread", "m2")) == ["bob"])

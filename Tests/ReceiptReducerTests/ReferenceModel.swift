@@ -41,6 +41,9 @@ struct ReferenceModel {
         /// The forward moves of each watermark still in effect, the last three (rule 13).
         var readCrossings: [Crossing] = []
         var deliveredCrossings: [Crossing] = []
+        /// The latest message when they joined (a thread: the thread message they joined after);
+        /// they count for the messages after it only (rule 8).
+        var joinedAt = -1
         /// The member's own watermarks (rules 6, 18, 19): `nil` while they are the public ones.
         var ownRead: Int? = nil
         var ownReadTime: String?? = nil
@@ -90,13 +93,14 @@ struct ReferenceModel {
         var threads: [Thread] = []
 
         /// Who the receipts of the message at `p` count: the current members other
-        /// than its sender, or for a reply its thread's participants who are members now.
+        /// than its sender who joined before it, or for a reply its thread's
+        /// participants who are members now and joined the thread before it.
         func others(_ p: Int) -> [Member] {
             let sender = messages[p].sender
             if let t = thread(ofReply: p) {
-                return threads[t].participants.filter { current($0.user) != nil && $0.user != sender }
+                return threads[t].participants.filter { current($0.user) != nil && $0.user != sender && $0.joinedAt < p }
             }
-            return members.filter { $0.isMember && $0.user != sender }
+            return members.filter { $0.isMember && $0.user != sender && $0.joinedAt < p }
         }
 
         /// The last message in the channel (a reply not shown there is not), -1 for none.
@@ -232,8 +236,8 @@ struct ReferenceModel {
         channels[c].members.append(
             Member(
                 user: user, read: latest, delivered: latest, readTime: latest >= 0 ? time : nil,
-                deliveredTime: latest >= 0 ? time : nil, isMember: true, readMove: nextMove(), readCrossings: joined,
-                deliveredCrossings: joined))
+                deliveredTime: latest >= 0 ? time : nil, isMember: true, readMove: nextMove(),
+                readCrossings: joined, deliveredCrossings: joined, joinedAt: latest))
     }
 
     /// Numbers a read watermark move.
@@ -482,7 +486,7 @@ struct ReferenceModel {
         let passed = p == parent ? [] : [Crossing(position: p, time: time)]
         return Member(
             user: user, read: p, delivered: p, readTime: time, deliveredTime: time, isMember: true, readMove: nextMove(),
-            readCrossings: passed, deliveredCrossings: passed)
+            readCrossings: passed, deliveredCrossings: passed, joinedAt: p)
     }
 
     /// Rule 14: the reply at `p` joins the thread of `root`; the author (on the first reply), the users it

@@ -52,6 +52,7 @@ import Testing
             w.int(time)
             w.int(time)
             if version >= 3 { w.uint(record.stamp!) }
+            if version >= 6 { w.uint(0) }  // joined before the first message
         }
         if version >= 2 {
             w.uint(UInt64(users.count))

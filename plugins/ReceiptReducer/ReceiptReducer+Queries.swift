@@ -91,18 +91,26 @@ extension ReceiptReducer {
     /// The hidden members of a view among the current members other than the
     /// viewer and `sender`: how many are read-hidden, how many of those have
     /// read `position` or later, the same for delivery, and how many have
-    /// anything hidden. O(log h).
+    /// anything hidden. For a message (`sender` given), only the members who
+    /// joined before it count (rule 8). O(log h).
     func hiddenMembers(_ channel: ChannelState, _ visibility: Visibility, sender: UInt32?, position: Int32 = 0)
         -> (read: Int, readFrom: Int, delivery: Int, deliveredFrom: Int, any: Int)
     {
-        // The current members left out of the view's hiding: the viewer and the sender.
+        // Members who joined at or after the message count for it in nothing.
+        let since: Int32? = sender == nil ? nil : position
+        func late(_ joins: [Int32]) -> Int {
+            since.map { joins.count - ChannelState.lowerBound(joins, $0) } ?? 0
+        }
+        // The counted members left out of the view's hiding: the viewer and the sender.
         var excluded: [MemberState] = []
         for user in [sender, visibility.viewer] {
-            guard let user, !excluded.contains(where: { $0.user == user }), let slot = channel.currentSlot(of: user)
+            guard let user, !excluded.contains(where: { $0.user == user }), let slot = channel.currentSlot(of: user),
+                since.map({ channel.counts(slot: slot, for: $0) }) ?? true
             else { continue }
             excluded.append(channel.members[Int(slot)])
         }
-        let everyone = channel.memberCount - excluded.count
+        let lateJoiners = since.map { channel.joined(from: $0) } ?? 0
+        let everyone = channel.memberCount - lateJoiners - excluded.count
 
         func aspect(_ mode: Visibility.Mode, _ flag: PrivacyFlags, _ sorted: [Int32], _ tree: Fenwick,
                     _ watermark: (MemberState) -> Int32) -> (Int, Int) {
@@ -110,12 +118,14 @@ extension ReceiptReducer {
             case .shown:
                 return (0, 0)
             case .all:
-                var from = channel.memberCount - tree.prefix(Int(position) + 1)
+                // Late joiners are past the message: all among those from it.
+                var from = channel.memberCount - tree.prefix(Int(position) + 1) - lateJoiners
                 for record in excluded where watermark(record) >= position { from -= 1 }
                 return (everyone, from)
             case .bySetting:
-                var size = sorted.count
-                var from = sorted.count - ChannelState.lowerBound(sorted, position)
+                let hiddenLate = late(flag == .readOff ? channel.hiddenReadJoins : channel.hiddenDeliveryJoins)
+                var size = sorted.count - hiddenLate
+                var from = sorted.count - ChannelState.lowerBound(sorted, position) - hiddenLate
                 for record in excluded where userFlags[Int(record.user)].contains(flag) {
                     size -= 1
                     if watermark(record) >= position { from -= 1 }
@@ -131,7 +141,7 @@ extension ReceiptReducer {
         switch (visibility.read, visibility.delivery) {
         case (.all, _), (_, .all): any = everyone
         case (.bySetting, .bySetting):
-            any = channel.hiddenMembers - excluded.filter { !userFlags[Int($0.user)].isEmpty }.count
+            any = channel.hiddenMembers - late(channel.hiddenJoins) - excluded.filter { !userFlags[Int($0.user)].isEmpty }.count
         case (.bySetting, .shown): any = read.0
         case (.shown, .bySetting): any = delivery.0
         case (.shown, .shown): any = 0
@@ -402,10 +412,15 @@ extension ReceiptReducer {
         let position = request.position
         let pageSize = request.pageSize
         let sender = channel.sender(at: position)
-        let senderRecord = channel.currentSlot(of: sender).map { channel.members[Int($0)] }
-        let others = channel.memberCount - (senderRecord == nil ? 0 : 1)
-        var readCount = channel.memberCount - channel.reads.prefix(Int(position) + 1)
-        var deliveredCount = channel.memberCount - channel.delivered.prefix(Int(position) + 1)
+        // Members who joined at or after the message count for it in nothing (rule 8): all of
+        // them are past it, so they come off the members and the counts alike.
+        let lateJoiners = channel.joined(from: position)
+        let senderRecord = channel.currentSlot(of: sender).flatMap {
+            channel.counts(slot: $0, for: position) ? channel.members[Int($0)] : nil
+        }
+        let others = channel.memberCount - lateJoiners - (senderRecord == nil ? 0 : 1)
+        var readCount = channel.memberCount - channel.reads.prefix(Int(position) + 1) - lateJoiners
+        var deliveredCount = channel.memberCount - channel.delivered.prefix(Int(position) + 1) - lateJoiners
         if let senderRecord {
             if senderRecord.readPosition >= position { readCount -= 1 }
             if senderRecord.deliveredPosition >= position { deliveredCount -= 1 }
@@ -438,7 +453,9 @@ extension ReceiptReducer {
         var nextCursor: String?
         if visibility.read == .all {
             // Only the viewer's own read shows: one reader at most, no next page.
-            if let viewer = visibility.viewer, viewer != sender, let slot = channel.currentSlot(of: viewer) {
+            if let viewer = visibility.viewer, viewer != sender, let slot = channel.currentSlot(of: viewer),
+                channel.counts(slot: slot, for: position)
+            {
                 let record = channel.members[Int(slot)]
                 let afterCursor = request.cursor.map {
                     ReaderList.older((record.readTime, record.readStamp), $0.key)
@@ -461,7 +478,7 @@ extension ReceiptReducer {
             var last: MemberState?
             while let at = index, written < total ?? .max {
                 let record = channel.members[Int(readers.slot(at: at))]
-                if record.readPosition >= position && record.user != sender
+                if record.readPosition >= position && record.joinedAt < position && record.user != sender
                     && !visibility.hidesRead(record.user, userFlags)
                 {
                     if written == pageSize {
@@ -510,7 +527,8 @@ extension ReceiptReducer {
         func listed(_ slot: Int32) -> Bool {
             let record = channel.members[Int(slot)]
             let watermark = list.isRead ? record.readPosition : record.deliveredPosition
-            return record.user != sender && (watermark >= position) == list.passed && !hides(record.user)
+            return record.user != sender && record.joinedAt < position && (watermark >= position) == list.passed
+                && !hides(record.user)
         }
         func write(_ slot: Int32) {
             let record = channel.members[Int(slot)]

@@ -33,11 +33,14 @@ import EventBusCore
 /// order of its first reply, its participants: a count, then each one's
 /// user, read and delivered positions, read and delivered times, read stamp
 /// and crossings. Versions 1–4 load with no threads and no histories: each
-/// watermark passed everything up to it at its last move. Version 6 appends,
-/// per channel in order, the members' own watermarks where they differ from
-/// the public ones (``OwnWatermarks``): a count, then for each, by slot, the
-/// slot, the own read position and time and the own delivered position.
-/// Versions 1–5 load with none. Only the primary
+/// watermark passed everything up to it at its last move. Version 6 adds to
+/// each member record, after its stamp, ``MemberState/joinedAt`` + 1, and to
+/// each thread participant, after its stamp, its ``ThreadMember/joinedAt``;
+/// and appends, per channel in order, the members' own watermarks where they
+/// differ from the public ones (``OwnWatermarks``): a count, then for each,
+/// by slot, the slot, the own read position and time and the own delivered
+/// position. Versions 1–5 load with no own watermarks, every member joined
+/// before the first message and every participant at the parent. Only the primary
 /// state is stored; the count structures are rebuilt on load in O(n log n).
 extension ReceiptReducer {
     static let snapshotMagic: [UInt8] = [0x52, 0x52, 0x53]  // "RRS"
@@ -77,6 +80,7 @@ extension ReceiptReducer {
                 w.int(record.readTime)
                 w.int(record.deliveredTime)
                 w.uint(UInt64(record.readStamp))
+                w.uint(UInt64(record.joinedAt + 1))
             }
         }
         w.uint(UInt64(userFlags.count))
@@ -119,6 +123,7 @@ extension ReceiptReducer {
                     w.int(record.readTime)
                     w.int(record.deliveredTime)
                     w.uint(UInt64(record.readStamp))
+                    w.uint(UInt64(record.joinedAt))
                     Self.encode(record.history, &w)
                 }
             }
@@ -189,7 +194,7 @@ extension ReceiptReducer {
         }
         if version >= 5 {
             try decodeHistories(&r)
-            try decodeParticipants(&r)
+            try decodeParticipants(&r, version: version)
         }
         if version >= 6 { try decodeOwnWatermarks(&r) }
         guard r.isAtEnd else { throw SnapshotError("trailing bytes at \(r.offset)") }
@@ -212,18 +217,27 @@ extension ReceiptReducer {
             typeFlags[name] = flags
         }
         for ci in channels.indices {
-            var reads: [Int32] = []
-            var deliveries: [Int32] = []
-            var hidden = 0
+            var reads: [Int32] = [], readJoins: [Int32] = []
+            var deliveries: [Int32] = [], deliveryJoins: [Int32] = []
+            var joins: [Int32] = []
             for record in channels[ci].members where record.isMember {
                 let flags = userFlags[Int(record.user)]
-                if flags.contains(.readOff) { reads.append(record.readPosition) }
-                if flags.contains(.deliveryOff) { deliveries.append(record.deliveredPosition) }
-                if !flags.isEmpty { hidden += 1 }
+                if flags.contains(.readOff) {
+                    reads.append(record.readPosition)
+                    readJoins.append(record.joinedAt)
+                }
+                if flags.contains(.deliveryOff) {
+                    deliveries.append(record.deliveredPosition)
+                    deliveryJoins.append(record.joinedAt)
+                }
+                if !flags.isEmpty { joins.append(record.joinedAt) }
             }
             channels[ci].hiddenReads = reads.sorted()
             channels[ci].hiddenDeliveries = deliveries.sorted()
-            channels[ci].hiddenMembers = hidden
+            channels[ci].hiddenReadJoins = readJoins.sorted()
+            channels[ci].hiddenDeliveryJoins = deliveryJoins.sorted()
+            channels[ci].hiddenJoins = joins.sorted()
+            channels[ci].hiddenMembers = joins.count
         }
     }
 
@@ -306,7 +320,7 @@ extension ReceiptReducer {
     }
 
     /// Reads the threads' participants (version 5).
-    private mutating func decodeParticipants(_ r: inout SnapshotReader) throws(SnapshotError) {
+    private mutating func decodeParticipants(_ r: inout SnapshotReader, version: UInt8) throws(SnapshotError) {
         for ci in channels.indices {
             let cid = channels[ci].cid
             for t in channels[ci].threads.indices {
@@ -322,8 +336,10 @@ extension ReceiptReducer {
                     let readTime = try r.int()
                     let deliveredTime = try r.int()
                     let stamp = try r.uint()
+                    let joinedAt = version >= 6 ? try r.uint() : UInt64(parent)
                     guard user < UInt64(users.count), channels[ci].threads[t].participant(UInt32(user)) == nil,
-                        isThreadMessage(read), isThreadMessage(delivered), delivered >= read, stamp < UInt64(Int64.max)
+                        isThreadMessage(read), isThreadMessage(delivered), delivered >= read, stamp < UInt64(Int64.max),
+                        isThreadMessage(joinedAt)
                     else { throw SnapshotError("\(cid): bad thread participant") }
                     func watermark(_ position: UInt64) -> Int32 { position == UInt64(parent) ? -1 : Int32(position) }
                     let history = WatermarkHistory(
@@ -331,7 +347,7 @@ extension ReceiptReducer {
                         delivered: try Self.decodeCrossings(&r, cid, watermark: watermark(delivered)))
                     channels[ci].threads[t].participants.append(ThreadMember(
                         user: UInt32(user), readPosition: Int32(read), deliveredPosition: Int32(delivered), readTime: readTime,
-                        deliveredTime: deliveredTime, readStamp: Int64(stamp), history: history))
+                        deliveredTime: deliveredTime, readStamp: Int64(stamp), joinedAt: Int32(joinedAt), history: history))
                     channels[ci].participation[UInt32(user), default: []].append(Int32(t))
                     channels[ci].nextReadStamp = max(channels[ci].nextReadStamp, Int64(stamp) + 1)
                 }
@@ -442,6 +458,7 @@ extension ReceiptReducer {
         var readCounts = [Int32](repeating: 0, count: messageCount + 1)
         var deliveredCounts = readCounts
         var current: [Int32] = []
+        var lateJoins: [Int32] = []
         for _ in 0..<(try r.count("members")) {
             let user = try r.uint()
             let read = try r.int()
@@ -450,26 +467,30 @@ extension ReceiptReducer {
             let readTime = try r.int()
             let deliveredTime = try r.int()
             let stamp = version >= 3 ? try r.uint() : 0
+            let joinedAt = version >= 6 ? Int64(try r.uint()) - 1 : -1
             guard user < UInt64(users.count), (-1..<Int64(messageCount)).contains(read),
                 // Delivered may be behind read: a read shown while delivery receipts are hidden (rule 19).
                 (-1..<Int64(messageCount)).contains(delivered), isMember <= 1,
-                stamp < UInt64(Int64.max)
+                stamp < UInt64(Int64.max), joinedAt <= min(read, delivered)
             else { throw SnapshotError("\(cid): bad member record") }
             let record = MemberState(
                 user: UInt32(user), readPosition: Int32(read), deliveredPosition: Int32(delivered),
-                isMember: isMember == 1, readTime: readTime, deliveredTime: deliveredTime, readStamp: Int64(stamp))
+                isMember: isMember == 1, readTime: readTime, deliveredTime: deliveredTime, joinedAt: Int32(joinedAt),
+                readStamp: Int64(stamp))
             guard channel.slots[record.user] == nil else { throw SnapshotError("\(cid): duplicate member") }
             channel.slots[record.user] = Int32(channel.members.count)
             if record.isMember {
                 channel.memberCount += 1
                 readCounts[Int(read) + 1] += 1
                 deliveredCounts[Int(delivered) + 1] += 1
+                if joinedAt >= 0 { lateJoins.append(Int32(joinedAt)) }
                 current.append(Int32(channel.members.count))
             }
             channel.members.append(record)
         }
         channel.reads = Fenwick(readCounts)
         channel.delivered = Fenwick(deliveredCounts)
+        channel.lateJoins = lateJoins.sorted()
         if version < 3 { restamp(&channel.members, users) }
         // Every record's stamp, sorted: unique, and the next one is past the largest.
         let stamps = channel.members.map(\.readStamp).sorted()

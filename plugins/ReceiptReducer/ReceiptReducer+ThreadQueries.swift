@@ -17,8 +17,9 @@ extension ReceiptReducer {
         let channel = channels[request.ci]
         let position = request.position
         let sender = channel.sender(at: position)
+        // Those who joined the thread at or after the reply count for it in nothing (rule 8).
         let others = channel.threads[t].participants.filter {
-            $0.user != sender && channel.currentSlot(of: $0.user) != nil
+            $0.user != sender && $0.joinedAt < position && channel.currentSlot(of: $0.user) != nil
         }
         let shownRead = others.filter { !visibility.hidesRead($0.user, userFlags) }
         let shownDelivery = others.filter { !visibility.hidesDelivery($0.user, userFlags) }

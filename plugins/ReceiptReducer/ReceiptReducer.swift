@@ -40,6 +40,10 @@ import EventBusCore
 ///   watermark forward, and a read moves the public delivered watermark only
 ///   when both receipts are shown. The own read watermark drives the member's
 ///   counts, notifications and own `channel_state` entry.
+/// - A member counts for the messages after the one that was latest when
+///   they first joined (``MemberState/joinedAt``): for the earlier ones they
+///   are neither a reader nor unread. Per channel the late joiners' join
+///   positions are kept sorted, so a count takes them out in O(log n).
 /// - Times: a member added later starts at the latest message with the
 ///   membership event's time; `mark_unread` sets the own `last_read` to its
 ///   event time. A member who has read nothing has `last_read` and

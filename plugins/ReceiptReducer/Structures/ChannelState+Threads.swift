@@ -58,7 +58,7 @@ extension ChannelState {
         let passed = position == parent ? Crossings() : Crossings(position: position, time: time)
         threads[t].participants.append(ThreadMember(
             user: user, readPosition: position, deliveredPosition: position, readTime: time, deliveredTime: time,
-            readStamp: nextReadStamp, history: WatermarkHistory(read: passed, delivered: passed)))
+            readStamp: nextReadStamp, joinedAt: position, history: WatermarkHistory(read: passed, delivered: passed)))
         nextReadStamp += 1
         participation[user, default: []].append(Int32(t))
     }

@@ -44,6 +44,10 @@ struct ChannelState: Sendable {
     var reads = Fenwick([0])
     /// Current members by delivered position (element `p + 1`).
     var delivered = Fenwick([0])
+    /// ``MemberState/joinedAt`` of the current members who joined after a
+    /// message, sorted: they count in nothing for the messages up to it. Four
+    /// bytes per such member, none per message.
+    var lateJoins: [Int32] = []
     /// Current members' slots by read recency (the newest last).
     var readers = ReaderList()
     /// The read stamp the next read watermark move takes (``MemberState/readStamp``).
@@ -56,6 +60,11 @@ struct ChannelState: Sendable {
     var hiddenDeliveries: [Int32] = []
     /// Current members with read or delivery receipts off.
     var hiddenMembers = 0
+    /// ``MemberState/joinedAt`` of the current members with read receipts
+    /// off, with delivery receipts off, and with either, each sorted.
+    var hiddenReadJoins: [Int32] = []
+    var hiddenDeliveryJoins: [Int32] = []
+    var hiddenJoins: [Int32] = []
     /// Slot → when each watermark passed each message, for the records whose
     /// crossings are not just their watermarks' last moves (a second move
     /// forward, or a mark unread): a record without an entry has
@@ -223,6 +232,7 @@ struct ChannelState: Sendable {
         let record = members[Int(slot)]
         reads.add(Int(record.readPosition) + 1, delta)
         delivered.add(Int(record.deliveredPosition) + 1, delta)
+        if record.joinedAt >= 0 { Self.update(&lateJoins, record.joinedAt, delta) }
         if delta > 0 {
             readers.insert(slot, members)
             memberOrder.insert(record.user, users)
@@ -235,9 +245,18 @@ struct ChannelState: Sendable {
 
     /// Counts a current member in the hidden members' structures (`delta` +1) or stops (-1): O(h).
     mutating func countHidden(_ record: MemberState, _ delta: Int32, _ flags: PrivacyFlags) {
-        if flags.contains(.readOff) { Self.update(&hiddenReads, record.readPosition, delta) }
-        if flags.contains(.deliveryOff) { Self.update(&hiddenDeliveries, record.deliveredPosition, delta) }
-        if !flags.isEmpty { hiddenMembers += Int(delta) }
+        if flags.contains(.readOff) {
+            Self.update(&hiddenReads, record.readPosition, delta)
+            Self.update(&hiddenReadJoins, record.joinedAt, delta)
+        }
+        if flags.contains(.deliveryOff) {
+            Self.update(&hiddenDeliveries, record.deliveredPosition, delta)
+            Self.update(&hiddenDeliveryJoins, record.joinedAt, delta)
+        }
+        if !flags.isEmpty {
+            hiddenMembers += Int(delta)
+            Self.update(&hiddenJoins, record.joinedAt, delta)
+        }
     }
 
     /// Inserts (`delta` +1) or removes (-1) one `value` in a sorted array.
@@ -269,7 +288,7 @@ struct ChannelState: Sendable {
         let startTime = start >= 0 ? time : TimeTable.none
         let record = MemberState(
             user: user, readPosition: start, deliveredPosition: start, isMember: true, readTime: startTime,
-            deliveredTime: startTime, readStamp: nextReadStamp)
+            deliveredTime: startTime, joinedAt: start, readStamp: nextReadStamp)
         nextReadStamp += 1
         let slot = Int32(members.count)
         slots[user] = slot
@@ -376,6 +395,18 @@ struct ChannelState: Sendable {
         } else {
             own[slot] = watermarks
         }
+    }
+
+    /// How many current members joined at or after the message at `position`
+    /// (``MemberState/joinedAt``): they count for it in nothing. O(log n).
+    func joined(from position: Int32) -> Int {
+        lateJoins.count - Self.lowerBound(lateJoins, position)
+    }
+
+    /// Whether the record in `slot` counts for the message at `position`:
+    /// they were a member when it came.
+    func counts(slot: Int32, for position: Int32) -> Bool {
+        members[Int(slot)].joinedAt < position
     }
 
     /// The slot of `user` if they are a member now.

@@ -2,7 +2,7 @@ import EventBusCore
 
 /// One (channel, user) record: watermarks as message positions, times as codes.
 ///
-/// 40 bytes (the settings fill the padding after ``isMember``). Positions are indices in the channel's message sequence, -1 for
+/// 48 bytes (the settings fill the padding after ``isMember``). Positions are indices in the channel's message sequence, -1 for
 /// "before the first message"; times are ``TimeTable`` codes.
 struct MemberState: Sendable, Equatable {
     /// The interned user.
@@ -22,6 +22,9 @@ struct MemberState: Sendable, Equatable {
     var readTime: Int64
     /// When the delivered watermark last moved.
     var deliveredTime: Int64
+    /// The channel's latest message when the member first joined, -1 if none:
+    /// they count for the messages after it only (docs/events.md rule 8).
+    var joinedAt: Int32 = -1
     /// The channel's read stamp of the read watermark's last move (or of the
     /// join that set it): unique in the channel, increasing in the order the
     /// reducer applied the moves. Orders readers whose ``readTime`` is equal.

@@ -16,6 +16,9 @@ struct ThreadMember: Sendable, Equatable {
     var deliveredTime: Int64
     /// The channel's read stamp of the read watermark's last move.
     var readStamp: Int64
+    /// The thread message before the one they joined in with (the parent for
+    /// the author): they count for the replies after it only (rule 14).
+    var joinedAt: Int32
     /// When each watermark passed each reply (rule 13), kept for every participant.
     var history: WatermarkHistory
 }
