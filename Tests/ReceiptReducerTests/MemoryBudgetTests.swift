@@ -43,10 +43,10 @@ import Testing
     }
 
     /// Thread state exists only for threads: nothing in the per-member or
-    /// per-message records, 128 bytes a participant (docs/events.md "thread_state").
+    /// per-message records, 152 bytes a participant (docs/events.md "thread_state").
     @Test func threadsAddNothingToMembersOrMessages() {
         #expect(MemoryLayout<MemberState>.stride == 48)
-        #expect(MemoryLayout<ThreadMember>.stride == 128)
+        #expect(MemoryLayout<ThreadMember>.stride == 152)
     }
 
     @Test func messageStateFitsTheBudget() {

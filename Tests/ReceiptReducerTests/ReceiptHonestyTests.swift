@@ -151,3 +151,48 @@ import Testing
         #expect(again.first?.json["last_read"] == .string(Self.at("11:00")))
     }
 }
+
+extension ReceiptHonestyTests {
+    /// ann's m1 with replies r1, r2 from ann; bob and cat take part (mentioned in r1).
+    func thread() -> Script {
+        var s = team()
+        for (id, mentions) in [("r1", ["bob", "cat"]), ("r2", [])] {
+            s.send(.messageNew(cid: cid, message: NewMessage(
+                id: id, userID: "ann", createdAt: s.nextTime, mentionedUsers: mentions, parentID: "m1")))
+        }
+        return s
+    }
+
+    func participant(_ s: Script, _ user: String, viewer: String) throws -> JSONValue? {
+        let state = try s.query("thread_state", [("cid", .string(cid)), ("parent_id", .string("m1")), ("viewer", .string(viewer))])
+        guard case .array(let all)? = state["participants"] else { return nil }
+        return all.first { $0["user_id"] == .string(user) }
+    }
+
+    @Test func bobMarkingAReplyUnreadMovesNothingAnnSeesInTheThread() throws {
+        var s = thread()
+        s.read(cid, "bob", "r2", at: Self.at("09:20"))
+        let out = s.markUnread(cid, "bob", "r2")
+        #expect(out.map(\.subject) == ["@bob"])
+        #expect(out.first?.json["unread_replies"] == num(1))
+        #expect(try participant(s, "bob", viewer: "ann")?["last_read_message_id"] == .string("r2"))
+        #expect(try participant(s, "bob", viewer: "bob")?["last_read_message_id"] == .string("r1"))
+        let receipts = try s.query(
+            "message_receipts", [("cid", .string(cid)), ("message_id", .string("r2")), ("viewer", .string("ann"))])
+        #expect(receipts["read_count"] == num(1))
+        // Catching up again tells only his devices.
+        #expect(s.read(cid, "bob", "r2").map(\.type) == ["notification.mark_read"])
+    }
+
+    @Test func aThreadReadWithReceiptsOffIsNeverShownAndLeavesTheDeliveryToTheDevice() throws {
+        var s = thread()
+        readReceipts(&s, "bob", false)
+        #expect(s.read(cid, "bob", "r2", at: Self.at("10:00")).map(\.type) == ["message.read", "notification.mark_read"])
+        readReceipts(&s, "bob", true)
+        let seen = try participant(s, "bob", viewer: "ann")
+        #expect(seen?["last_read_message_id"] == .null && seen?["last_delivered_message_id"] == .null)
+        #expect(try participant(s, "bob", viewer: "bob")?["unread_replies"] == num(0))
+        let delivered = s.delivered(cid, "bob", "r2", at: Self.at("10:05"))
+        #expect(delivered.first?.json["last_delivered_at"] == .string(Self.at("10:05")))
+    }
+}

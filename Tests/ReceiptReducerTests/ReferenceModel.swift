@@ -109,10 +109,10 @@ struct ReferenceModel {
         func thread(ofReply p: Int) -> Int? { threads.firstIndex { $0.replies.contains(p) } }
 
         /// Countable replies of thread `t` after the participant's read watermark, not theirs.
-        func unreadReplies(_ t: Int, _ m: Member) -> Int {
+        func unreadReplies(_ t: Int, _ m: Member, own: Bool = true) -> Int {
             threads[t].replies.filter { p in
                 let msg = messages[p]
-                return p > m.read && msg.regular && !msg.silent && !msg.deleted && msg.sender != m.user
+                return p > (own ? m.myRead : m.read) && msg.regular && !msg.silent && !msg.deleted && msg.sender != m.user
             }.count
         }
 
@@ -530,66 +530,82 @@ struct ReferenceModel {
         ]
         if let first { data.append(("first_unread_message_id", .string(ch.messages[first].id))) }
         data += [
-            ("last_read_message_id", ch.threadID(t, at: m.read)), ("last_read", Self.time(m.readTime)),
+            ("last_read_message_id", ch.threadID(t, at: m.myRead)), ("last_read", Self.time(m.myReadTime)),
             ("unread_replies", .number(String(ch.unreadReplies(t, m)))),
             ("unread_threads", .number(String(unreadThreadCount(m.user)))),
         ]
         return Self.output("out", type, "@" + m.user, data)
     }
 
+    /// A thread `message.read` or `message.delivered` to the channel.
+    func threadEvent(_ c: Int, _ t: Int, _ user: String, read: Bool, _ p: Int, _ time: String) -> ReducerOutput {
+        let ch = channels[c]
+        return Self.output(
+            "out", read ? "message.read" : "message.delivered", ch.cid,
+            [
+                ("cid", .string(ch.cid)), ("user_id", .string(user)), ("parent_id", .string(ch.messages[ch.threads[t].parent].id)),
+                (read ? "last_read_message_id" : "last_delivered_message_id", ch.threadID(t, at: p)),
+                (read ? "last_read" : "last_delivered_at", .string(time)),
+            ])
+    }
+
+    /// A thread read, as a channel's (rules 18, 19): own first, public if shown.
     mutating func threadRead(_ c: Int, _ t: Int, _ user: String, _ p: Int, _ time: String) -> [ReducerOutput] {
-        guard let i = channels[c].threads[t].participants.firstIndex(where: { $0.user == user }),
-            p > channels[c].threads[t].participants[i].read
-        else { return [] }
-        channels[c].threads[t].participants[i].read = p
-        channels[c].threads[t].participants[i].readTime = time
-        channels[c].threads[t].participants[i].readMove = nextMove()
-        Self.forward(&channels[c].threads[t].participants[i].readCrossings, p, time)
-        if p > channels[c].threads[t].participants[i].delivered {
+        guard let i = channels[c].threads[t].participants.firstIndex(where: { $0.user == user }) else { return [] }
+        let m = channels[c].threads[t].participants[i]
+        let ownMoved = p > m.myRead
+        guard ownMoved || p > m.read else { return [] }
+        if ownMoved {
+            channels[c].threads[t].participants[i].ownDelivered = max(m.myDelivered, p)
+            channels[c].threads[t].participants[i].ownRead = p
+            channels[c].threads[t].participants[i].ownReadTime = .some(time)
+        }
+        var outputs: [ReducerOutput] = []
+        if p > m.read {
+            if shows(read: true, c, user) {
+                channels[c].threads[t].participants[i].read = p
+                channels[c].threads[t].participants[i].readTime = time
+                channels[c].threads[t].participants[i].readMove = nextMove()
+                Self.forward(&channels[c].threads[t].participants[i].readCrossings, p, time)
+                if p > m.delivered && shows(read: false, c, user) {
+                    channels[c].threads[t].participants[i].delivered = p
+                    channels[c].threads[t].participants[i].deliveredTime = time
+                    Self.forward(&channels[c].threads[t].participants[i].deliveredCrossings, p, time)
+                }
+                outputs.append(threadEvent(c, t, user, read: true, p, time))
+            } else if ownMoved {
+                outputs.append(threadEvent(c, t, user, read: true, p, time))
+            }
+        }
+        if ownMoved {
+            outputs.append(threadNotification(c, t, channels[c].threads[t].participants[i], "notification.mark_read", first: nil))
+        }
+        return outputs
+    }
+
+    mutating func threadDelivered(_ c: Int, _ t: Int, _ user: String, _ p: Int, _ time: String) -> [ReducerOutput] {
+        guard let i = channels[c].threads[t].participants.firstIndex(where: { $0.user == user }) else { return [] }
+        let m = channels[c].threads[t].participants[i]
+        let ownMoved = p > m.myDelivered
+        if ownMoved { channels[c].threads[t].participants[i].ownDelivered = p }
+        guard p > m.delivered, ownMoved || shows(read: false, c, user) else { return [] }
+        if shows(read: false, c, user) {
             channels[c].threads[t].participants[i].delivered = p
             channels[c].threads[t].participants[i].deliveredTime = time
             Self.forward(&channels[c].threads[t].participants[i].deliveredCrossings, p, time)
         }
-        let ch = channels[c]
-        let m = ch.threads[t].participants[i]
-        return [
-            Self.output(
-                "out", "message.read", ch.cid,
-                [
-                    ("cid", .string(ch.cid)), ("user_id", .string(user)), ("parent_id", .string(ch.messages[ch.threads[t].parent].id)),
-                    ("last_read_message_id", ch.threadID(t, at: m.read)), ("last_read", Self.time(m.readTime)),
-                ]),
-            threadNotification(c, t, m, "notification.mark_read", first: nil),
-        ]
+        return [threadEvent(c, t, user, read: false, p, time)]
     }
 
-    mutating func threadDelivered(_ c: Int, _ t: Int, _ user: String, _ p: Int, _ time: String) -> [ReducerOutput] {
-        guard let i = channels[c].threads[t].participants.firstIndex(where: { $0.user == user }),
-            p > channels[c].threads[t].participants[i].delivered
-        else { return [] }
-        channels[c].threads[t].participants[i].delivered = p
-        channels[c].threads[t].participants[i].deliveredTime = time
-        Self.forward(&channels[c].threads[t].participants[i].deliveredCrossings, p, time)
-        let ch = channels[c]
-        return [
-            Self.output(
-                "out", "message.delivered", ch.cid,
-                [
-                    ("cid", .string(ch.cid)), ("user_id", .string(user)), ("parent_id", .string(ch.messages[ch.threads[t].parent].id)),
-                    ("last_delivered_message_id", ch.threadID(t, at: p)), ("last_delivered_at", .string(time)),
-                ])
-        ]
-    }
-
+    /// A thread mark unread: private, the own read watermark only (rule 6).
     mutating func threadMarkUnread(_ c: Int, _ t: Int, _ user: String, _ p: Int, _ time: String) -> [ReducerOutput] {
         let target = channels[c].threadMessage(t, before: p)
         guard let i = channels[c].threads[t].participants.firstIndex(where: { $0.user == user }),
-            target < channels[c].threads[t].participants[i].read
+            target < channels[c].threads[t].participants[i].myRead
         else { return [] }
-        channels[c].threads[t].participants[i].read = target
-        channels[c].threads[t].participants[i].readTime = time
-        channels[c].threads[t].participants[i].readMove = nextMove()
-        Self.back(&channels[c].threads[t].participants[i].readCrossings, target == channels[c].threads[t].parent ? -1 : target)
+        channels[c].threads[t].participants[i].ownDelivered = channels[c].threads[t].participants[i].myDelivered
+        channels[c].threads[t].participants[i].ownRead = target
+        channels[c].threads[t].participants[i].ownReadTime = .some(time)
         return [threadNotification(c, t, channels[c].threads[t].participants[i], "notification.mark_unread", first: p)]
     }
 
@@ -777,8 +793,10 @@ struct ReferenceModel {
                 let (r, d) = hide(m.user)
                 var fields: [(String, JSONValue)] = [("user_id", .string(m.user))]
                 if !r {
-                    fields += [("last_read", Self.time(m.readTime)), ("last_read_message_id", ch.threadID(t, at: m.read)),
-                               ("unread_replies", n(ch.unreadReplies(t, m)))]
+                    let own = m.user == params["viewer"]?.stringValue
+                    fields += [("last_read", Self.time(own ? m.myReadTime : m.readTime)),
+                               ("last_read_message_id", ch.threadID(t, at: own ? m.myRead : m.read)),
+                               ("unread_replies", n(ch.unreadReplies(t, m, own: own)))]
                 }
                 if !d {
                     fields += [("last_delivered_at", Self.time(m.deliveredTime)),

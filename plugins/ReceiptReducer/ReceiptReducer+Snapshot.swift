@@ -35,7 +35,8 @@ import EventBusCore
 /// and crossings. Versions 1–4 load with no threads and no histories: each
 /// watermark passed everything up to it at its last move. Version 6 adds to
 /// each member record, after its stamp, ``MemberState/joinedAt`` + 1, and to
-/// each thread participant, after its stamp, its ``ThreadMember/joinedAt``;
+/// each thread participant, after its stamp, its ``ThreadMember/joinedAt``
+/// and its own read position and time and own delivered position;
 /// and appends, per channel in order, the members' own watermarks where they
 /// differ from the public ones (``OwnWatermarks``): a count, then for each,
 /// by slot, the slot, the own read position and time and the own delivered
@@ -124,6 +125,9 @@ extension ReceiptReducer {
                     w.int(record.deliveredTime)
                     w.uint(UInt64(record.readStamp))
                     w.uint(UInt64(record.joinedAt))
+                    w.uint(UInt64(record.ownRead))
+                    w.int(record.ownReadTime)
+                    w.uint(UInt64(record.ownDelivered))
                     Self.encode(record.history, &w)
                 }
             }
@@ -337,9 +341,13 @@ extension ReceiptReducer {
                     let deliveredTime = try r.int()
                     let stamp = try r.uint()
                     let joinedAt = version >= 6 ? try r.uint() : UInt64(parent)
+                    let ownRead = version >= 6 ? try r.uint() : read
+                    let ownReadTime = version >= 6 ? try r.int() : readTime
+                    let ownDelivered = version >= 6 ? try r.uint() : delivered
+                    // Delivered may be behind read: a read shown while delivery receipts are hidden (rule 19).
                     guard user < UInt64(users.count), channels[ci].threads[t].participant(UInt32(user)) == nil,
-                        isThreadMessage(read), isThreadMessage(delivered), delivered >= read, stamp < UInt64(Int64.max),
-                        isThreadMessage(joinedAt)
+                        isThreadMessage(read), isThreadMessage(delivered), stamp < UInt64(Int64.max),
+                        isThreadMessage(joinedAt), isThreadMessage(ownRead), isThreadMessage(ownDelivered)
                     else { throw SnapshotError("\(cid): bad thread participant") }
                     func watermark(_ position: UInt64) -> Int32 { position == UInt64(parent) ? -1 : Int32(position) }
                     let history = WatermarkHistory(
@@ -347,7 +355,8 @@ extension ReceiptReducer {
                         delivered: try Self.decodeCrossings(&r, cid, watermark: watermark(delivered)))
                     channels[ci].threads[t].participants.append(ThreadMember(
                         user: UInt32(user), readPosition: Int32(read), deliveredPosition: Int32(delivered), readTime: readTime,
-                        deliveredTime: deliveredTime, readStamp: Int64(stamp), joinedAt: Int32(joinedAt), history: history))
+                        deliveredTime: deliveredTime, readStamp: Int64(stamp), joinedAt: Int32(joinedAt), history: history,
+                        ownRead: Int32(ownRead), ownReadTime: ownReadTime, ownDelivered: Int32(ownDelivered)))
                     channels[ci].participation[UInt32(user), default: []].append(Int32(t))
                     channels[ci].nextReadStamp = max(channels[ci].nextReadStamp, Int64(stamp) + 1)
                 }

@@ -109,9 +109,12 @@ extension ReceiptReducer {
             writer.beginObject()
             writer.key("user_id"); writer.string(users[Int(record.user)])
             if !visibility.hidesRead(record.user, userFlags) {
-                writer.key("last_read"); writeOptional(&writer, times.decode(record.readTime))
-                writer.key("last_read_message_id"); writeOptional(&writer, channel.threadMessageID(t, at: record.readPosition))
-                writer.key("unread_replies"); writer.int(channel.unreadReplies(t, after: record.readPosition, user: record.user))
+                // The viewer sees their own thread read watermark (rule 18), everyone else the public ones.
+                let own = record.user == visibility.viewer
+                let (read, time) = own ? (record.ownRead, record.ownReadTime) : (record.readPosition, record.readTime)
+                writer.key("last_read"); writeOptional(&writer, times.decode(time))
+                writer.key("last_read_message_id"); writeOptional(&writer, channel.threadMessageID(t, at: read))
+                writer.key("unread_replies"); writer.int(channel.unreadReplies(t, after: read, user: record.user))
             }
             if !visibility.hidesDelivery(record.user, userFlags) {
                 writer.key("last_delivered_at"); writeOptional(&writer, times.decode(record.deliveredTime))

@@ -4,40 +4,62 @@ import EventBusCore
 /// ack naming a reply moves the participant's thread watermark, never the
 /// channel's; a member who does not take part in the thread moves nothing.
 extension ReceiptReducer {
-    /// `message.read` of a reply: the thread read watermark forward (delivered with it).
+    /// `message.read` of a reply: the participant's own thread read watermark
+    /// forward and, if the read is shown, the public one (delivered with it
+    /// when delivery receipts are shown too), as for a channel (rules 18, 19).
     mutating func threadRead(_ ci: Int, _ t: Int, _ user: UInt32, to position: Int32, time: Int64) -> [ReducerOutput] {
-        guard let i = channels[ci].threads[t].participant(user),
-            position > channels[ci].threads[t].participants[i].readPosition
-        else { return [] }
-        channels[ci].setThreadRead(t, i, to: position, time: time)
-        channels[ci].setThreadDelivered(t, i, to: position, time: time)
+        guard let i = channels[ci].threads[t].participant(user) else { return [] }
         let record = channels[ci].threads[t].participants[i]
-        return [
-            threadWatermarkEvent(ci, t, record, type: .messageRead),
-            threadNotification(ci, t, record, type: .notificationMarkRead, firstUnread: nil),
-        ]
+        let ownMoved = position > record.ownRead
+        guard ownMoved || position > record.readPosition else { return [] }
+        if ownMoved {
+            channels[ci].threads[t].participants[i].ownRead = position
+            channels[ci].threads[t].participants[i].ownReadTime = time
+            channels[ci].threads[t].participants[i].ownDelivered = max(record.ownDelivered, position)
+        }
+        var outputs: [ReducerOutput] = []
+        if position > record.readPosition {
+            if shows(.readOff, ci, user) {
+                channels[ci].setThreadRead(t, i, to: position, time: time)
+                if shows(.deliveryOff, ci, user) { channels[ci].setThreadDelivered(t, i, to: position, time: time) }
+                outputs.append(threadWatermarkEvent(ci, t, user, .messageRead, position: position, time: time))
+            } else if ownMoved {
+                // Hidden (rule 19): for read-privacy to withhold; the public watermarks stay.
+                outputs.append(threadWatermarkEvent(ci, t, user, .messageRead, position: position, time: time))
+            }
+        }
+        if ownMoved {
+            outputs.append(threadNotification(ci, t, channels[ci].threads[t].participants[i], type: .notificationMarkRead,
+                                              firstUnread: nil))
+        }
+        return outputs
     }
 
-    /// `message.delivered` of a reply: the thread delivered watermark forward.
+    /// `message.delivered` of a reply: the own thread delivered watermark
+    /// forward and, if delivery receipts are shown, the public one.
     mutating func threadDelivered(_ ci: Int, _ t: Int, _ user: UInt32, to position: Int32, time: Int64)
         -> [ReducerOutput]
     {
-        guard let i = channels[ci].threads[t].participant(user),
-            position > channels[ci].threads[t].participants[i].deliveredPosition
-        else { return [] }
-        channels[ci].setThreadDelivered(t, i, to: position, time: time)
-        return [threadWatermarkEvent(ci, t, channels[ci].threads[t].participants[i], type: .messageDelivered)]
+        guard let i = channels[ci].threads[t].participant(user) else { return [] }
+        let record = channels[ci].threads[t].participants[i]
+        let ownMoved = position > record.ownDelivered
+        if ownMoved { channels[ci].threads[t].participants[i].ownDelivered = position }
+        guard position > record.deliveredPosition, ownMoved || shows(.deliveryOff, ci, user) else { return [] }
+        if shows(.deliveryOff, ci, user) { channels[ci].setThreadDelivered(t, i, to: position, time: time) }
+        return [threadWatermarkEvent(ci, t, user, .messageDelivered, position: position, time: time)]
     }
 
-    /// `notification.mark_unread` of a reply: the thread read watermark back to the thread message before it.
+    /// `notification.mark_unread` of a reply: the own thread read watermark
+    /// back to the thread message before it; private (rule 6).
     mutating func threadMarkUnread(_ ci: Int, _ t: Int, _ user: UInt32, from position: Int32, time: Int64)
         -> [ReducerOutput]
     {
         let target = channels[ci].threads[t].message(before: position)
         guard let i = channels[ci].threads[t].participant(user),
-            target < channels[ci].threads[t].participants[i].readPosition
+            target < channels[ci].threads[t].participants[i].ownRead
         else { return [] }
-        channels[ci].setThreadRead(t, i, to: target, time: time)
+        channels[ci].threads[t].participants[i].ownRead = target
+        channels[ci].threads[t].participants[i].ownReadTime = time
         let record = channels[ci].threads[t].participants[i]
         return [threadNotification(ci, t, record, type: .notificationMarkUnread, firstUnread: position)]
     }
@@ -51,7 +73,7 @@ extension ReceiptReducer {
         for t in indices.map({ Int($0) }) {
             // participation lists only threads where the user has a record.
             let record = channels[ci].threads[t].participants[channels[ci].threads[t].participant(user)!]
-            if channels[ci].unreadReplies(t, after: record.readPosition, user: user) > 0 { result.append(t) }
+            if channels[ci].unreadReplies(t, after: record.ownRead, user: user) > 0 { result.append(t) }
         }
         return result.sorted { channels[ci].threads[$0].parent < channels[ci].threads[$1].parent }
     }
@@ -69,24 +91,26 @@ extension ReceiptReducer {
 
     /// `message.read` or `message.delivered` of a thread to the channel:
     /// `cid`, `user_id`, `parent_id`, the watermark's message id and time.
-    private func threadWatermarkEvent(_ ci: Int, _ t: Int, _ record: ThreadMember, type: EventType) -> ReducerOutput {
+    private func threadWatermarkEvent(_ ci: Int, _ t: Int, _ user: UInt32, _ type: EventType, position: Int32, time: Int64)
+        -> ReducerOutput
+    {
         let read = type == .messageRead
         var writer = JSONWriter(capacity: 192)
         writer.beginObject()
         writer.key(plain: "cid"); writer.string(channels[ci].cid)
-        writer.key(plain: "user_id"); writer.string(users[Int(record.user)])
+        writer.key(plain: "user_id"); writer.string(users[Int(user)])
         writer.key(plain: "parent_id"); writer.string(channels[ci].messageIDs[Int(channels[ci].threads[t].parent)])
         writer.key(read ? "last_read_message_id" : "last_delivered_message_id")
-        writeOptional(&writer, channels[ci].threadMessageID(t, at: read ? record.readPosition : record.deliveredPosition))
+        writeOptional(&writer, channels[ci].threadMessageID(t, at: position))
         writer.key(read ? "last_read" : "last_delivered_at")
-        writeOptional(&writer, times.decode(read ? record.readTime : record.deliveredTime))
+        writeOptional(&writer, times.decode(time))
         writer.endObject()
         return ReducerOutput(stage: "out", type: type.wireName, subject: channels[ci].cid, data: writer.bytes)
     }
 
     /// `notification.mark_read` or `notification.mark_unread` of a thread to
     /// the user's own devices: `cid`, `user_id`, `parent_id`,
-    /// (`first_unread_message_id`,) the read watermark and its time, the
+    /// (`first_unread_message_id`,) their own read watermark and its time, the
     /// thread's `unread_replies` and the user's `unread_threads`.
     private func threadNotification(_ ci: Int, _ t: Int, _ record: ThreadMember, type: EventType, firstUnread: Int32?)
         -> ReducerOutput
@@ -99,10 +123,10 @@ extension ReceiptReducer {
         if let firstUnread {
             writer.key(plain: "first_unread_message_id"); writer.string(channels[ci].messageIDs[Int(firstUnread)])
         }
-        writer.key(plain: "last_read_message_id"); writeOptional(&writer, channels[ci].threadMessageID(t, at: record.readPosition))
-        writer.key(plain: "last_read"); writeOptional(&writer, times.decode(record.readTime))
+        writer.key(plain: "last_read_message_id"); writeOptional(&writer, channels[ci].threadMessageID(t, at: record.ownRead))
+        writer.key(plain: "last_read"); writeOptional(&writer, times.decode(record.ownReadTime))
         writer.key(plain: "unread_replies")
-        writer.int(channels[ci].unreadReplies(t, after: record.readPosition, user: record.user))
+        writer.int(channels[ci].unreadReplies(t, after: record.ownRead, user: record.user))
         writer.key(plain: "unread_threads"); writer.int(unreadThreadCount(record.user))
         writer.endObject()
         return ReducerOutput(stage: "out", type: type.wireName, subject: "@" + users[Int(record.user)], data: writer.bytes)

@@ -58,19 +58,16 @@ extension ChannelState {
         let passed = position == parent ? Crossings() : Crossings(position: position, time: time)
         threads[t].participants.append(ThreadMember(
             user: user, readPosition: position, deliveredPosition: position, readTime: time, deliveredTime: time,
-            readStamp: nextReadStamp, joinedAt: position, history: WatermarkHistory(read: passed, delivered: passed)))
+            readStamp: nextReadStamp, joinedAt: position, history: WatermarkHistory(read: passed, delivered: passed),
+            ownRead: position, ownReadTime: time, ownDelivered: position))
         nextReadStamp += 1
         participation[user, default: []].append(Int32(t))
     }
 
-    /// Sets participant `i`'s thread read watermark (either direction) with the next read stamp.
+    /// Moves participant `i`'s public thread read watermark forward with the next read stamp.
     mutating func setThreadRead(_ t: Int, _ i: Int, to position: Int32, time: Int64) {
-        let old = threads[t].participants[i]
-        if position > old.readPosition {
-            threads[t].participants[i].history.read.append(position, time)
-        } else {
-            threads[t].participants[i].history.read.pullBack(to: position == threads[t].parent ? -1 : position)
-        }
+        guard position > threads[t].participants[i].readPosition else { return }
+        threads[t].participants[i].history.read.append(position, time)
         threads[t].participants[i].readPosition = position
         threads[t].participants[i].readTime = time
         threads[t].participants[i].readStamp = nextReadStamp

@@ -328,16 +328,13 @@ struct ChannelState: Sendable {
         return (read ? history.read : history.delivered).time(passing: position)
     }
 
-    /// Sets a current member's read watermark (either direction) with the
-    /// next read stamp, and moves them to their new place by read recency.
+    /// Moves a member's public read watermark forward (it never moves back:
+    /// a mark unread is the own watermark's) with the next read stamp, and
+    /// moves them to their new place by read recency.
     mutating func setRead(slot: Int32, to position: Int32, time: Int64, flags: PrivacyFlags) {
         let old = members[Int(slot)]
         var history = history(slot)
-        if position > old.readPosition {
-            history.read.append(position, time)
-        } else {
-            history.read.pullBack(to: position)
-        }
+        history.read.append(position, time)
         if old.isMember {
             if old.readPosition != position {
                 if flags.contains(.readOff) {

@@ -52,19 +52,6 @@ struct Crossings: Sendable {
         held += 1
     }
 
-    /// The watermark moved back to `position` (-1: before the first message).
-    mutating func pullBack(to position: Int32) {
-        var first = 0
-        while first < count && positions[first] <= position { first += 1 }
-        guard first < count else { return }
-        if position < 0 || (first > 0 && positions[first - 1] == position) {
-            held = UInt8(first)
-        } else {
-            positions[first] = position
-            held = UInt8(first + 1)
-        }
-    }
-
     /// The time the watermark passed the message at `position`: that of the
     /// first entry at or after it; `nil` when the watermark is before it.
     func time(passing position: Int32) -> Int64? {

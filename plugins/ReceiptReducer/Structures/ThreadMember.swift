@@ -8,7 +8,8 @@ struct ThreadMember: Sendable, Equatable {
     var user: UInt32
     /// The read watermark: a reply's position, or the parent's.
     var readPosition: Int32
-    /// The delivered watermark (never behind ``readPosition``).
+    /// The delivered watermark (behind ``readPosition`` only after a read
+    /// shown while delivery receipts were hidden: rule 19).
     var deliveredPosition: Int32
     /// When the read watermark last moved (``TimeTable/none`` before any move).
     var readTime: Int64
@@ -21,4 +22,11 @@ struct ThreadMember: Sendable, Equatable {
     var joinedAt: Int32
     /// When each watermark passed each reply (rule 13), kept for every participant.
     var history: WatermarkHistory
+    /// The participant's own thread watermarks (rules 6, 18 and 19, as
+    /// ``OwnWatermarks`` for a channel): the read one moves back with a mark
+    /// unread, and both move forward with acks made while hidden; the
+    /// fields above are the public ones. Kept in the record: threads are small.
+    var ownRead: Int32
+    var ownReadTime: Int64
+    var ownDelivered: Int32
 }

@@ -3,7 +3,7 @@
 ///
 /// Kept only for threads that exist (a message with at least one reply), so
 /// channels without threads pay nothing: 4 bytes a reply here plus the
-/// channel's reply maps, 120 bytes a participant (``ThreadMember``).
+/// channel's reply maps, 152 bytes a participant (``ThreadMember``).
 /// A thread's counts are computed from its replies, O(replies after the
 /// watermark), and a participant is found by a scan, O(participants): threads
 /// are small next to channels.
