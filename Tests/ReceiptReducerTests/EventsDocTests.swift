@@ -190,18 +190,23 @@ struct EventsDoc: Sendable {
     static let roles: Set<String> = ["ingress", "egress", "input", "output", "params", "reply"]
     static let attributeNames: Set<String> = ["step", "query", "after"]
 
-    /// The package root: this file is `Tests/ReceiptReducerTests/EventsDocTests.swift`.
-    static let path = URL(fileURLWithPath: #filePath)
+    /// The package's docs folder: this file is `Tests/ReceiptReducerTests/EventsDocTests.swift`.
+    static let folder = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("docs").appendingPathComponent("events.md").path
+        .appendingPathComponent("docs")
 
     var blocks: [DocBlock] = []
     /// The whole page.
     var markdown: String
+    /// The page's path from the repository root, for messages (`docs/events.md`).
+    var page = "docs/events.md"
 
-    static func load() throws -> EventsDoc {
-        let text = try String(contentsOfFile: path, encoding: .utf8)
-        return try EventsDoc(markdown: text)
+    /// `docs/events.md`, or another page of worked examples in the same form (`privacy.md`).
+    static func load(_ name: String = "events.md") throws -> EventsDoc {
+        let text = try String(contentsOfFile: folder.appendingPathComponent(name).path, encoding: .utf8)
+        var doc = try EventsDoc(markdown: text)
+        doc.page = "docs/" + name
+        return doc
     }
 
     /// Every fenced block whose info string starts with `json`; fences are lines starting with ```` ``` ````.
@@ -359,8 +364,11 @@ struct WorkedExample {
 
     var steps: [Step] = []
     var queries: [Query] = []
+    /// The page the example is on, for messages.
+    var page: String
 
     init(_ doc: EventsDoc) throws {
+        page = doc.page
         let inputs = doc.blocks.filter { $0.words.contains("input") }
         let outputs = doc.blocks.filter { $0.words.contains("output") }
         let numbers = try inputs.map { try $0.number("step") }
@@ -372,15 +380,15 @@ struct WorkedExample {
         }
         for (input, output) in zip(inputs, outputs) {
             guard input.line < output.line else {
-                throw DocError("docs/events.md line \(output.line): the output comes after its input")
+                throw DocError("\(page) line \(output.line): the output comes after its input")
             }
             let event = try EventValidator.validate(Array(input.text.utf8), stage: Stage.in)
             guard let time = event.envelope.time else {
-                throw DocError("docs/events.md line \(input.line): give the input a time")
+                throw DocError("\(page) line \(input.line): give the input a time")
             }
             let documented = try output.json()
             guard case .array = documented else {
-                throw DocError("docs/events.md line \(output.line): the outputs must be a JSON array")
+                throw DocError("\(page) line \(output.line): the outputs must be a JSON array")
             }
             steps.append(Step(
                 number: try input.number("step"), event: event, time: time, documentedOutputs: documented,
@@ -395,11 +403,11 @@ struct WorkedExample {
             guard params.words.contains("params"), reply.words.contains("reply"),
                 params.attributes == reply.attributes
             else {
-                throw DocError("docs/events.md line \(params.line): a params block, then its reply with the same query= and after=")
+                throw DocError("\(page) line \(params.line): a params block, then its reply with the same query= and after=")
             }
             let after = try params.number("after")
             guard (0...steps.count).contains(after) else {
-                throw DocError("docs/events.md line \(params.line): after=\(after) names no step")
+                throw DocError("\(page) line \(params.line): after=\(after) names no step")
             }
             queries.append(Query(
                 method: params.attributes["query"] ?? "", after: after, params: try params.json(),
@@ -415,13 +423,13 @@ struct WorkedExample {
             do {
                 reply = try JSONParser.parse(try reducer.query(method: query.method, params: query.params))
             } catch {
-                Issue.record("docs/events.md line \(query.line): the \(query.method) query after step \(after) fails: \(error)")
+                Issue.record("\(page) line \(query.line): the \(query.method) query after step \(after) fails: \(error)")
                 continue
             }
             if reply != query.reply {
                 Issue.record(
                     """
-                    docs/events.md line \(query.line): the \(query.method) reply after step \(after) differs. \
+                    \(page) line \(query.line): the \(query.method) reply after step \(after) differs. \
                     The reducer answers:
                     \(String(decoding: reply.serialized(), as: UTF8.self))
                     """)
