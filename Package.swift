@@ -192,9 +192,11 @@ let package = Package(
             path: "Benchmarks/ReducerBench",
             swiftSettings: strict
         ),
+        // The seeded realistic chat workload (`eventbus-bench workload`, the chaos campaign's publishers).
+        .target(name: "ChatWorkload", dependencies: ["EventBusCore"], path: "Benchmarks/ChatWorkload", swiftSettings: strict),
         .executableTarget(
             name: "eventbus-bench",
-            dependencies: ["ZeroMQ", "EventBus", "NATS"],
+            dependencies: ["ZeroMQ", "EventBus", "NATS", "ChatWorkload"],
             path: "Benchmarks/EventBusBench",
             swiftSettings: strict
         ),
