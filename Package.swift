@@ -200,6 +200,17 @@ let package = Package(
             path: "Benchmarks/EventBusBench",
             swiftSettings: strict
         ),
+        // The fault campaign's checker and model, pure (issue 20, docs/reliability.md).
+        .target(
+            name: "EventBusChaos",
+            dependencies: ["EventBusCore", "ReceiptReducer", "PrivacyFilter"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "EventBusChaosTests",
+            dependencies: ["EventBusChaos", "EventBusCore", "EventBusBroker", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: strict),
         // NATS JetStream backend (issue 17): the C client and its Swift wrapper.
         .systemLibrary(

@@ -1,0 +1,21 @@
+/// What the campaign's durable consumer of `out` did and saw, in order, with the broker's
+/// crashes put in between: the history the resume rules are checked on.
+public struct ObserverLog: Sendable, Equatable {
+    public enum Step: Sendable, Equatable {
+        /// A new connection sent `CONSUME` (``start`` `earliest` the first time, `resume` after).
+        case attached
+        /// An `EVT`.
+        case delivered(seq: UInt64, event: [UInt8])
+        /// An `ACK` sent.
+        case acked(seq: UInt64)
+        /// The broker answered a `PING` sent after that ACK on the same connection: it has
+        /// taken the ACK (commands of one connection are handled in order).
+        case ackTaken(seq: UInt64, at: Double)
+        /// The broker process was killed (its offsets of the last ~200 ms may be lost).
+        case brokerKilled(at: Double)
+    }
+
+    public var steps: [Step]
+
+    public init(steps: [Step] = []) { self.steps = steps }
+}
