@@ -200,10 +200,20 @@ let package = Package(
             path: "Benchmarks/EventBusBench",
             swiftSettings: strict
         ),
-        // The fault campaign's checker and model, pure (issue 20, docs/reliability.md).
+        // The fault campaign (issue 20, docs/reliability.md): its checker and model, pure, and
+        // `eventbus-chaos`, which runs rounds of `eventbus up` under faults (`make chaos`).
         .target(
             name: "EventBusChaos",
             dependencies: ["EventBusCore", "ReceiptReducer", "PrivacyFilter"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "eventbus-chaos",
+            dependencies: [
+                "EventBusChaos", "ChatWorkload", "EventBus", "EventBusTesting", "ZeroMQ",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -19,3 +19,17 @@ public struct ObserverLog: Sendable, Equatable {
 
     public init(steps: [Step] = []) { self.steps = steps }
 }
+
+extension ObserverLog {
+    /// How often the observer attached.
+    public var attachments: Int { steps.filter { $0 == .attached }.count }
+
+    /// Deliveries of a SEQ it had received before (after a resume: at-least-once).
+    public var redelivered: Int {
+        var seen = Set<UInt64>()
+        return steps.reduce(0) { count, step in
+            guard case .delivered(let seq, _) = step else { return count }
+            return seen.insert(seq).inserted ? count : count + 1
+        }
+    }
+}

@@ -3,10 +3,12 @@ import Logging
 
 /// A real `eventbus up` process (the default pipeline, or what `arguments` say) on ipc
 /// endpoints in its own temporary directory. SIGKILLed, with the plugins it started,
-/// and its directory removed when it goes.
+/// and its directory removed when it goes (unless made to keep it).
 public final class UpProcess: @unchecked Sendable {
     public let directory: URL
     public let extraArguments: [String]
+    /// Whether the directory goes with this value (the chaos campaign keeps a failed round's).
+    public var removesDirectory = true
     /// The current (or last) run.
     public private(set) var process: RunningProcess?
     private var runs = 0
@@ -15,6 +17,15 @@ public final class UpProcess: @unchecked Sendable {
     public init(arguments: [String] = []) throws {
         directory = try TemporaryDirectory.create("eventbus-up")
         extraArguments = arguments
+    }
+
+    /// `eventbus up` in `directory` (created if missing), which is kept when this value goes
+    /// unless ``removesDirectory`` is set.
+    public init(directory: URL, arguments: [String] = []) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        self.directory = directory
+        extraArguments = arguments
+        removesDirectory = false
     }
 
     public var dataDirectory: String { directory.appendingPathComponent("data").path }
@@ -93,6 +104,6 @@ public final class UpProcess: @unchecked Sendable {
     deinit {
         process?.signal(SIGKILL)
         for pids in pluginProcesses().values { for pid in pids { Foundation.kill(pid, SIGKILL) } }
-        try? FileManager.default.removeItem(at: directory)
+        if removesDirectory { try? FileManager.default.removeItem(at: directory) }
     }
 }
