@@ -4,7 +4,8 @@ import EventBusCore
 /// Pure: it reads a ``ChaosHistory`` and returns every ``Violation`` (none for a good round).
 ///
 /// 1. The log's SEQs are 1, 2, 3, … with no gap.
-/// 2. Every confirmed event is in `in` at the SEQ its confirm gave.
+/// 2. Every published event was confirmed, and every confirmed event is in `in` at the SEQ
+///    its confirm gave.
 /// 3. No identity (stage, source, id) is logged twice: dedup held through every retry and
 ///    every restart, in every stage.
 /// 4. `out` is, subject by subject (channel, `@user`), byte for byte what ``PipelineModel``
@@ -19,6 +20,7 @@ public enum ChaosChecker {
         let records = history.records.sorted { $0.seq < $1.seq }
         violations += seqGaps(records)
         let bySeq = Dictionary(records.map { ($0.seq, $0) }, uniquingKeysWith: { first, _ in first })
+        violations += unconfirmed(history.published, history.confirmed)
         violations += confirmedMissing(history.confirmed, bySeq)
         violations += duplicates(records)
         violations += modelComparison(history, records)
@@ -35,6 +37,13 @@ public enum ChaosChecker {
             expected = record.seq + 1
         }
         return violations
+    }
+
+    static func unconfirmed(_ published: [EventIdentity], _ confirmed: [ConfirmedEvent]) -> [Violation] {
+        let confirmedIdentities = Set(confirmed.map { EventIdentity(source: $0.source, id: $0.id) })
+        let missing = published.filter { !confirmedIdentities.contains($0) }
+        guard let first = missing.first else { return [] }
+        return [.unconfirmed(count: missing.count, first: first)]
     }
 
     static func confirmedMissing(_ confirmed: [ConfirmedEvent], _ bySeq: [UInt64: LoggedRecord]) -> [Violation] {

@@ -6,13 +6,18 @@ public struct ChaosHistory: Sendable {
     /// Every record of the log, in file order.
     public var records: [LoggedRecord]
     public var confirmed: [ConfirmedEvent]
+    /// The (source, id) of every event the round published: each must have been confirmed
+    /// (the publishers finish only then), or the confirmed rules would check too little.
+    public var published: [EventIdentity]
     public var observer: ObserverLog
     public var queries: [QueryProbe]
 
-    public init(pipeline: [String], records: [LoggedRecord], confirmed: [ConfirmedEvent], observer: ObserverLog, queries: [QueryProbe]) {
+    public init(pipeline: [String], records: [LoggedRecord], confirmed: [ConfirmedEvent], published: [EventIdentity],
+                observer: ObserverLog, queries: [QueryProbe]) {
         self.pipeline = pipeline
         self.records = records
         self.confirmed = confirmed
+        self.published = published
         self.observer = observer
         self.queries = queries
     }

@@ -2,6 +2,8 @@
 public enum Violation: Sendable, Equatable, CustomStringConvertible {
     /// A confirmed event is not at its SEQ in `in` (`found`: what is there, if anything).
     case confirmedEventMissing(ConfirmedEvent, found: String?)
+    /// Published events with no confirm recorded, although every publisher finished.
+    case unconfirmed(count: Int, first: EventIdentity)
     /// One identity (stage, source, id) logged more than once.
     case duplicateIdentity(stage: String, source: String, id: String, seqs: [UInt64])
     /// The log's SEQs are not 1, 2, 3, …: `expected` is missing, `found` came instead.
@@ -34,6 +36,8 @@ public enum Violation: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .confirmedEventMissing(let event, let found):
             "confirmed event \(event.source) \(event.id) (SEQ \(event.seq)) is not in `in`: SEQ \(event.seq) holds \(found ?? "nothing")"
+        case .unconfirmed(let count, let first):
+            "\(count) published events were never confirmed, the first \(first.source) \(first.id)"
         case .duplicateIdentity(let stage, let source, let id, let seqs):
             "duplicate: \(stage) \(source) \(id) is logged \(seqs.count) times, at SEQs \(seqs.map(String.init).joined(separator: ", "))"
         case .seqGap(let expected, let found):

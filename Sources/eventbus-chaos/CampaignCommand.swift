@@ -49,6 +49,7 @@ struct CampaignCommand: AsyncParsableCommand {
             }
             tally.add(report)
             print(line(tally.rounds, report))
+            fflush(nil)  // a round's line as it ends, also into a file
             if !report.violations.isEmpty {
                 print("round \(tally.rounds) (seed \(seed)) FAILED, \(report.violations.count) violations:")
                 for violation in report.violations.prefix(30) { print("  - \(violation)") }

@@ -73,42 +73,40 @@ final class OutObserver: Sendable {
     private func loop() throws {
         let context = try Context()
         var socket: Socket?
-        var attachments = 0
-        var lastDelivered: UInt64?
-        var unacked = 0
-        var ping: (seq: UInt64, at: Double)?
-        var consumeSent: Double?
-        var lastFrame = clock.seconds
-        var stopping: Double?
+        var state = ObserverState(now: clock.seconds)
+        var stopping = false
+        defer { socket?.close() }
 
         func frames(_ verb: String, _ corr: String, _ arguments: [String]) -> [[UInt8]] {
             [Array("EB1".utf8), Array(verb.utf8), Array(corr.utf8)] + arguments.map { Array($0.utf8) }
         }
-        func attach() throws {
-            socket?.close()
-            let fresh = try Socket(context: context, type: .dealer)
-            try fresh.setLinger(0)
-            try fresh.setReceiveTimeout(50)
-            try fresh.connect(endpoint)
-            socket = fresh
-            _ = try fresh.send(frames("CONSUME", "c", [Self.name, attachments == 0 ? "earliest" : "resume", "1000", "out/"]))
-            attachments += 1
-            note(.attached)
-            consumeSent = clock.seconds
-            ping = nil
-            unacked = 0
-            lastFrame = clock.seconds
-        }
-        func ack(_ seq: UInt64) throws {
-            _ = try socket?.send(frames("ACK", "a", [Self.name, String(seq)]))
-            note(.acked(seq: seq))
-            _ = try socket?.send(frames("PING", "p\(seq)", []))
-            ping = (seq, clock.seconds)
-            unacked = 0
+        /// Does what the state says; false once it says to finish.
+        func perform(_ actions: [ObserverState.Action]) throws -> Bool {
+            for action in actions {
+                switch action {
+                case .attach:
+                    socket?.close()
+                    let fresh = try Socket(context: context, type: .dealer)
+                    try fresh.setLinger(0)
+                    try fresh.setReceiveTimeout(50)
+                    try fresh.connect(endpoint)
+                    socket = fresh
+                    _ = try fresh.send(frames("CONSUME", "c", [Self.name, state.startsEarliest ? "earliest" : "resume", "1000", "out/"]))
+                    state.attached(now: clock.seconds)
+                    note(.attached)
+                case .ack(let seq):
+                    _ = try socket?.send(frames("ACK", "a", [Self.name, String(seq)]))
+                    note(.acked(seq: seq))
+                    _ = try socket?.send(frames("PING", "p\(seq)", []))
+                    state.acked(seq, now: clock.seconds)
+                case .finish:
+                    return false
+                }
+            }
+            return true
         }
 
-        try attach()
-        defer { socket?.close() }
+        _ = try perform([.attach])
         while true {
             let (pause, reattach, stop) = shared.withLock { state in
                 defer { state.reattach = false }
@@ -119,49 +117,35 @@ final class OutObserver: Sendable {
                 Thread.sleep(forTimeInterval: 0.005)
                 continue
             }
-            if reattach { try attach() }
-            let now = clock.seconds
-            if stop, stopping == nil {
-                stopping = now
-                if let lastDelivered { try ack(lastDelivered) }
+            var actions: [ObserverState.Action] = reattach ? [.attach] : []
+            if stop, !stopping {
+                stopping = true
+                actions += state.stop(now: clock.seconds)
             }
-            if let stopping, ping == nil || now - stopping > 3 { return }
+            guard try perform(actions) else { return }
+            let now = { self.clock.seconds }
             if let received = try socket?.receive(), received.count >= 3 {
-                lastFrame = clock.seconds
+                let corr = String(decoding: received[2], as: UTF8.self)
                 switch String(decoding: received[1], as: UTF8.self) {
                 case "EVT" where received.count == 6:
                     guard let seq = UInt64(String(decoding: received[3], as: UTF8.self)) else { continue }
                     note(.delivered(seq: seq, event: received[5]))
-                    lastDelivered = seq
-                    unacked += 1
-                case "OK":
-                    let corr = String(decoding: received[2], as: UTF8.self)
-                    if corr == "c" { consumeSent = nil }
-                    if corr.hasPrefix("p"), let seq = UInt64(corr.dropFirst()), seq == ping?.seq {
-                        note(.ackTaken(seq: seq, at: clock.seconds))
-                        ping = nil
-                    }
+                    actions = state.delivered(seq, now: now())
+                case "OK" where corr == "c":
+                    actions = state.consumeAnswered(now: now())
+                case "OK" where corr.hasPrefix("p"):
+                    let answer = state.pingAnswered(UInt64(corr.dropFirst()) ?? 0, now: now())
+                    if answer.taken, let seq = UInt64(corr.dropFirst()) { note(.ackTaken(seq: seq, at: now())) }
+                    actions = answer.actions
                 case "ERR", "END":
-                    if stopping == nil { try attach() }
+                    actions = state.refused(now: now())
                 default:
-                    break
+                    actions = state.tick(now: now())
                 }
-                continue
+            } else {
+                actions = state.tick(now: now())
             }
-            let idle = clock.seconds - lastFrame
-            if stopping != nil { continue }
-            if let ping, clock.seconds - ping.at > 3 {
-                try attach()
-            } else if let sent = consumeSent, clock.seconds - sent > 3 {
-                try attach()
-            } else if ping == nil, unacked > 0, let lastDelivered, unacked >= 50 || idle > 0.1 {
-                try ack(lastDelivered)
-            } else if ping == nil, idle > 1 {
-                // Idle: an ACK of the last event again tells whether this connection still holds
-                // the consumer (ERR after a broker restart); with nothing to ACK, attach anew.
-                if let lastDelivered { try ack(lastDelivered) } else { try attach() }
-                lastFrame = clock.seconds
-            }
+            guard try perform(actions) else { return }
         }
     }
 }

@@ -54,6 +54,12 @@ struct ChaosCheckerTests {
             == "duplicate: in /chat-api \(original.id) is logged 2 times, at SEQs \(original.seq), \(head + 1)")
     }
 
+    @Test func aPublishedEventNeverConfirmedIsReported() throws {
+        var history = try HistoryFixture.make()
+        let dropped = history.confirmed.removeLast()
+        #expect(ChaosChecker.check(history) == [.unconfirmed(count: 1, first: EventIdentity(source: dropped.source, id: dropped.id))])
+    }
+
     @Test func aConfirmedEventMissingFromInIsReported() throws {
         var history = try HistoryFixture.make()
         let lost = try #require(history.confirmed.last)

@@ -46,7 +46,8 @@ struct HistoryFixture {
             steps.append(.acked(seq: last.seq))
             steps.append(.ackTaken(seq: last.seq, at: 1))
         }
-        return ChaosHistory(pipeline: pipeline, records: records, confirmed: confirmed, observer: ObserverLog(steps: steps), queries: [])
+        return ChaosHistory(pipeline: pipeline, records: records, confirmed: confirmed,
+                            published: confirmed.map { EventIdentity(source: $0.source, id: $0.id) }, observer: ObserverLog(steps: steps), queries: [])
     }
 }
 
