@@ -69,14 +69,15 @@ test-formal:
 # The fault campaign (docs/reliability.md, "The fault campaign"): rounds of `eventbus up`
 # under one injected fault each (kill -9, SIGSTOP, torn tail), checked against an in-process
 # model. `make chaos` runs about CHAOS_MINUTES of rounds; ROUNDS=N runs exactly N, SEED=S
-# starts from seed S (SEED=S ROUNDS=1 replays a failed round). `make test` runs a short one.
+# starts from seed S (SEED=S ROUNDS=1 replays a failed round), FAULT=KIND runs only rounds of
+# that fault ("torn tail", "failing fsync", "kill -9 eventbus up"…). `make test` runs a short one.
 CHAOS_MINUTES ?= 10
 CHAOS_EVENTS ?= 12000
-CHAOS_ARGS = $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(SEED),--seed $(SEED))
+CHAOS_ARGS = $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(SEED),--seed $(SEED)) $(if $(FAULT),--fault "$(FAULT)")
 
 chaos:
 	@scripts/ensure-deps.sh
-	@for product in eventbus-chaos $(BUS_PRODUCTS); do \
+	@for product in eventbus-chaos eventbus-chaos-fsync $(BUS_PRODUCTS); do \
 		echo "$(SWIFT) build --product $$product $(SWIFTFLAGS)"; \
 		$(SWIFT) build --product $$product $(SWIFTFLAGS) || exit 1; \
 	done

@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "EventBusTesting", targets: ["EventBusTesting"]),
         .library(name: "ReceiptReducer", targets: ["ReceiptReducer"]),
         .executable(name: "eventbus", targets: ["eventbus"]),
+        // The fault campaign's LD_PRELOAD shim that fails fsync on demand (docs/reliability.md).
+        .library(name: "eventbus-chaos-fsync", type: .dynamic, targets: ["CChaosFsync"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -202,6 +204,7 @@ let package = Package(
         ),
         // The fault campaign (issue 20, docs/reliability.md): its checker and model, pure, and
         // `eventbus-chaos`, which runs rounds of `eventbus up` under faults (`make chaos`).
+        .target(name: "CChaosFsync"),
         .target(
             name: "EventBusChaos",
             dependencies: ["EventBusCore", "ReceiptReducer", "PrivacyFilter"],

@@ -8,6 +8,11 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
     /// SIGKILLed, and the last segment cut at this fraction of the bytes past the end of the
     /// last durable record.
     case tornTail(fraction: Double)
+    /// A failing disk: from the fault's moment every fsync and fdatasync of `eventbus up` and
+    /// its plugins fails with EIO (an LD_PRELOAD shim); the broker stops without confirming
+    /// more and logs its `durable_seq`; the pages written after it are dropped at this
+    /// fraction of their bytes ("fsyncgate"); then `eventbus up` starts on a good disk.
+    case failingFsync(fraction: Double)
 
     /// The fault's kind for the campaign's table: `kill -9 <target>`, `SIGSTOP <target>`, `torn tail`.
     public var kind: String {
@@ -15,6 +20,7 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
         case .kill(let target): "kill -9 \(Self.kindName(target))"
         case .stop(let target, _): "SIGSTOP \(Self.kindName(target))"
         case .tornTail: "torn tail"
+        case .failingFsync: "failing fsync"
         }
     }
 
@@ -28,6 +34,7 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
         case .kill(let target): "kill -9 \(target)"
         case .stop(let target, let milliseconds): "SIGSTOP \(target) for \(milliseconds) ms"
         case .tornTail(let fraction): "torn tail at \(Int(fraction * 100)) % of the bytes past the last durable record"
+        case .failingFsync(let fraction): "failing fsync, then \(Int(fraction * 100)) % of the bytes past the last durable record kept"
         }
     }
 }

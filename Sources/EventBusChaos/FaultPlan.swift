@@ -25,10 +25,11 @@ public struct FaultPlan: Sendable, Equatable {
         var targets: [FaultTarget] = [.supervisor] + pipeline.map { .plugin($0) }
         if publishers > 0 { targets += (0..<publishers).map { .publisher($0) } }
         let target = targets[random.below(targets.count)]
-        fault = switch random.below(5) {
+        fault = switch random.below(6) {
         case 0, 1: .kill(target)
         case 2, 3: .stop(target, milliseconds: random.inRange(200...4_000))
-        default: .tornTail(fraction: random.unit())
+        case 4: .tornTail(fraction: random.unit())
+        default: .failingFsync(fraction: random.unit())
         }
     }
 

@@ -11,8 +11,11 @@ public struct ObserverLog: Sendable, Equatable {
         /// The broker answered a `PING` sent after that ACK on the same connection: it has
         /// taken the ACK (commands of one connection are handled in order).
         case ackTaken(seq: UInt64, at: Double)
-        /// The broker process was killed (its offsets of the last ~200 ms may be lost).
-        case brokerKilled(at: Double)
+        /// The broker crashed at `to`: killed then (`from` = `to`), or its disk failing from
+        /// `from` until it stopped. The ACKs it took from ``ResumeRule``'s window before `from`
+        /// up to `to` may be lost: offsets are saved ~200 ms after an ACK, and nothing is saved
+        /// once the disk fails.
+        case brokerCrashed(from: Double, to: Double)
     }
 
     public var steps: [Step]

@@ -7,8 +7,9 @@
 /// - the first delivery after attaching is the event right after an ACK the observer sent
 ///   (the first event if it never ACKed): it resumes exactly after an ACK;
 /// - and not before an ACK the broker had taken (a PING after it was answered), unless the
-///   broker was killed within ``ackLossWindow`` after it took it: the offsets of the last
-///   ~200 ms may be lost then, and those events come again (same SEQs);
+///   broker crashed within ``ackLossWindow`` after it took it, or its disk was failing
+///   then: the offsets of the last ~200 ms (or since the disk failed) may be lost, and
+///   those events come again (same SEQs);
 /// - once caught up, it has received every such event of `out`.
 enum ResumeRule {
     /// How long before a crash a taken ACK may be lost: the documented ~200 ms, with room for
@@ -31,7 +32,7 @@ enum ResumeRule {
         var acks: Set<UInt64> = [0]
         var lastAck: UInt64 = 0
         var taken: [(seq: UInt64, at: Double)] = []
-        var kills: [Double] = []
+        var crashes: [(from: Double, to: Double)] = []
         var previous: UInt64?
         var attachedAnew = false
         var received = Set<UInt64>()
@@ -45,8 +46,8 @@ enum ResumeRule {
                 lastAck = max(lastAck, seq)
             case .ackTaken(let seq, let at):
                 taken.append((seq, at))
-            case .brokerKilled(let at):
-                kills.append(at)
+            case .brokerCrashed(let from, let to):
+                crashes.append((from, to))
             case .delivered(let seq, let event):
                 if bytes[seq] != event { violations.append(.deliveryNotInOut(seq: seq)) }
                 if attachedAnew {
@@ -55,7 +56,7 @@ enum ResumeRule {
                         violations.append(.resumeNotAfterAck(first: seq, lastAck: lastAck))
                     }
                     // The highest ACK the broker took that no later crash can have lost.
-                    let safe = taken.filter { ack in !kills.contains { $0 >= ack.at && $0 - ack.at < ackLossWindow } }
+                    let safe = taken.filter { ack in !crashes.contains { ack.at > $0.from - ackLossWindow && ack.at <= $0.to } }
                     if let floor = safe.map(\.seq).max(), seq <= floor {
                         violations.append(.resumeRepeatsTakenAck(first: seq, takenAck: floor))
                     }

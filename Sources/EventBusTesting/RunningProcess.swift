@@ -23,12 +23,15 @@ public final class RunningProcess: Sendable {
 
     private static let logger = Logger(label: "eventbus.testing.process")
 
-    /// Starts `executable` with `arguments`.
+    /// Starts `executable` with `arguments`, and `environment` added to this process's own.
     public init(_ executable: String, _ arguments: [String] = [], standardOutput: Output = .discard,
-                standardError: Output = .discard) throws {
+                standardError: Output = .discard, environment: [String: String] = [:]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+        }
         if let handle = try Self.handle(standardOutput) { process.standardOutput = handle }
         if let handle = try Self.handle(standardError) { process.standardError = handle }
         let exit = self.exit

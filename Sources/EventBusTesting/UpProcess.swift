@@ -9,6 +9,8 @@ public final class UpProcess: @unchecked Sendable {
     public let extraArguments: [String]
     /// Whether the directory goes with this value (the chaos campaign keeps a failed round's).
     public var removesDirectory = true
+    /// Added to the environment of the next runs (the chaos campaign's LD_PRELOAD shim).
+    public var environment: [String: String] = [:]
     /// The current (or last) run.
     public private(set) var process: RunningProcess?
     private var runs = 0
@@ -39,7 +41,7 @@ public final class UpProcess: @unchecked Sendable {
         let process = try RunningProcess(
             BuildFolder.eventbus,
             ["up", "--data-dir", dataDirectory, "--command", commandEndpoint, "--stream", streamEndpoint] + extraArguments,
-            standardError: .file(stderrFile.path))
+            standardError: .file(stderrFile.path), environment: environment)
         self.process = process
         logger.debug("eventbus up started", metadata: ["pid": "\(process.processIdentifier)"])
         var patience = Patience(timeout)

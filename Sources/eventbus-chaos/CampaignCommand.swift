@@ -20,6 +20,8 @@ struct CampaignCommand: AsyncParsableCommand {
     var events = 6_000
     @Option(help: "Publisher processes per round.")
     var publishers = 3
+    @Option(help: "Only rounds whose fault's kind starts with this (\"torn\", \"kill -9 eventbus\", \"failing fsync\"…): the seeds of other rounds are skipped.")
+    var fault: String?
     @Option(help: "Where the rounds' directories go.")
     var root = FileManager.default.temporaryDirectory.path
 
@@ -37,6 +39,10 @@ struct CampaignCommand: AsyncParsableCommand {
         print("eventbus-chaos: seed \(seed), \(rounds.map { "\($0) rounds" } ?? "\(minutes) minutes"), \(events) events and \(publishers) publishers a round")
         while rounds.map({ tally.rounds < $0 }) ?? (clock.seconds < minutes * 60) {
             let plan = FaultPlan(seed: seed, publishers: publishers)
+            if let fault, !plan.fault.kind.hasPrefix(fault) {
+                seed = FaultPlan.nextSeed(after: seed)
+                continue
+            }
             let report: RoundReport
             do {
                 let round = try ChaosRound(plan: plan, settings: settings)

@@ -10,7 +10,7 @@ struct CampaignTally {
     var longestRecovery: Double = 0
     var longestRecoveryFault = ""
     var failed = 0
-    /// Torn tails that cut at least one record, and the records they cut.
+    /// Torn tails and failing fsyncs that cut at least one record, and the records they cut.
     var tearsThatCut = 0
     var tornRecords = 0
 
@@ -35,7 +35,7 @@ struct CampaignTally {
     var table: String {
         let faultList = faults.keys.sorted().map { "\($0): \(faults[$0]!)" }.joined(separator: ", ")
         return """
-        | rounds | faults by type | torn tails that cut records | events confirmed | lost | duplicates | longest recovery | failed rounds |
+        | rounds | faults by type | tails cut (records) | events confirmed | lost | duplicates | longest recovery | failed rounds |
         |---|---|---|---|---|---|---|---|
         | \(rounds) | \(faultList) | \(tearsThatCut) (\(tornRecords) records) | \(confirmed) | \(lost) | \(duplicates) | \(String(format: "%.2f", longestRecovery)) s (\(longestRecoveryFault)) | \(failed) |
         """

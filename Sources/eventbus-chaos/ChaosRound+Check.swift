@@ -21,6 +21,14 @@ extension ChaosRound {
         let history = ChaosHistory(pipeline: plan.pipeline, records: records, confirmed: confirmed, published: identities.compactMap { $0 },
                                    observer: observer.log, queries: queries)
         let violations = ChaosChecker.check(history)
+        if !violations.isEmpty {
+            // The observer's history beside the kept data, for whoever replays the round.
+            let steps = history.observer.steps.map { step -> String in
+                if case .delivered(let seq, _) = step { return "delivered(seq: \(seq))" }
+                return "\(step)"
+            }
+            try? steps.joined(separator: "\n").write(to: directory.appendingPathComponent("observer.txt"), atomically: true, encoding: .utf8)
+        }
         return RoundReport(
             plan: plan, confirmed: Set(confirmed.map(\.id)).count,
             inEvents: records.filter { $0.stage == "in" }.count, outEvents: records.filter(\.isDeliveredFromOut).count,

@@ -11,7 +11,7 @@ extension ChaosRound {
         case .kill(.supervisor):
             let at = clock.seconds
             try await up.kill()
-            observer.note(.brokerKilled(at: at))
+            observer.note(.brokerCrashed(from: at, to: at))
             try await up.start(within: .seconds(60))
             return try await awaitRecovery(since: at)
         case .kill(.plugin(let name)):
@@ -39,7 +39,59 @@ extension ChaosRound {
             return try await awaitRecovery(since: at)
         case .tornTail(let fraction):
             return try await tearTail(at: fraction)
+        case .failingFsync(let fraction):
+            return try await failFsync(keeping: fraction)
         }
+    }
+
+    /// Makes every fsync fail until the broker stops on one (20 s at most: a pipeline with
+    /// nothing left to sync may never notice), waits for `eventbus up` to exit (60 s at most,
+    /// then SIGKILL), checks it exits 1 (docs/operations.md, "Exit statuses") having logged its
+    /// `durable_seq`, drops the pages written after that record as a kernel may after a
+    /// failed fsync, and starts it again on a good disk.
+    ///
+    /// Nothing past `durable_seq` was confirmed or delivered to anyone (a confirm and a delivery
+    /// follow the fsync that covers them), so the cut loses nothing a client saw.
+    private func failFsync(keeping fraction: Double) async throws -> Double? {
+        guard let process = up.process else { return nil }
+        let at = clock.seconds
+        guard FileManager.default.createFile(atPath: fsyncTrigger, contents: nil) else { throw ChaosRunError("cannot create \(fsyncTrigger)") }
+        var patience = Patience(.seconds(20))
+        var durable = Self.loggedDurableSeq(up.log)
+        while durable == nil, process.isRunning, patience.allowsAnotherLook() {
+            try await Task.sleep(for: .milliseconds(20))  // poll interval
+            durable = Self.loggedDurableSeq(up.log)
+        }
+        guard durable != nil || !process.isRunning else {
+            try FileManager.default.removeItem(atPath: fsyncTrigger)
+            note = "no fsync within 20 s: nothing failed"
+            return nil
+        }
+        let status: Int32
+        do {
+            status = try await process.exitStatus(within: .seconds(60))
+        } catch {
+            try await up.kill()
+            throw ChaosRunError("eventbus up still ran 60 s after its broker stopped on a failed fsync; killed")
+        }
+        try FileManager.default.removeItem(atPath: fsyncTrigger)
+        stopSeconds = clock.seconds - at
+        observer.note(.brokerCrashed(from: at, to: clock.seconds))
+        guard status == 1 else { throw ChaosRunError("eventbus up exited with \(status) after a failed fsync, not 1 (docs/operations.md)") }
+        guard let durable = Self.loggedDurableSeq(up.log) else {
+            throw ChaosRunError("eventbus up stopped after a failed fsync without logging bus.durable_seq")
+        }
+        try await awaitPluginsGone()
+        note = String(format: "fsync failed, up exited in %.1f s; ", stopSeconds ?? 0) + (try cut(after: durable, fraction: fraction))
+        try await up.start(within: .seconds(60))
+        return try await awaitRecovery(since: at)
+    }
+
+    /// The `bus.durable_seq` of the broker's last "fsync of the log failed" line.
+    static func loggedDurableSeq(_ log: String) -> UInt64? {
+        guard let line = log.split(separator: "\n").last(where: { $0.contains("fsync of the log failed") && $0.contains("bus.durable_seq=") }),
+              let range = line.range(of: "bus.durable_seq=") else { return nil }
+        return UInt64(line[range.upperBound...].prefix { $0.isNumber })
     }
 
     /// A power loss: freeze every client (publishers, plugins, the observer) so that nothing
@@ -58,7 +110,7 @@ extension ChaosRound {
         guard let stats = await BusStats.read(client) else { throw ChaosRunError("torn tail: no STATS before the kill") }
         let at = clock.seconds
         try await up.kill()
-        observer.note(.brokerKilled(at: at))
+        observer.note(.brokerCrashed(from: at, to: at))
         signal(clients, SIGKILL)
         for index in publishers.indices { _ = try await publishers[index]?.exitStatus(within: .seconds(10)) }
         try await awaitPluginsGone()

@@ -23,6 +23,8 @@ final class ChaosRound {
     var note: String?
     /// Records the torn tail cut (nil: no torn tail this round).
     var tornRecords: Int?
+    /// How long `eventbus up` took to exit after its disk started failing.
+    var stopSeconds: Double?
 
     init(plan: FaultPlan, settings: RoundSettings) throws {
         self.plan = plan
@@ -30,6 +32,12 @@ final class ChaosRound {
         directory = settings.root.appendingPathComponent("chaos-\(plan.seed)")
         try? FileManager.default.removeItem(at: directory)
         up = try UpProcess(directory: directory, arguments: ["--pipeline", plan.pipeline.joined(separator: ",")])
+        if case .failingFsync = plan.fault {
+            guard FileManager.default.fileExists(atPath: settings.fsyncShim) else {
+                throw ChaosRunError("no \(settings.fsyncShim): build the product eventbus-chaos-fsync (make chaos does)")
+            }
+            up.environment = ["LD_PRELOAD": settings.fsyncShim, "EVENTBUS_CHAOS_FSYNC_FAIL": Self.fsyncTrigger(in: directory)]
+        }
         share = try PublisherShare(count: settings.events, seed: plan.workloadSeed)
         observer = OutObserver(endpoint: up.commandEndpoint, clock: clock)
         var quiet = Logger(label: "eventbus.chaos.client")
@@ -40,6 +48,11 @@ final class ChaosRound {
     }
 
     deinit { client.close() }
+
+    /// The file whose existence makes every fsync of `eventbus up` and its plugins fail.
+    var fsyncTrigger: String { Self.fsyncTrigger(in: directory) }
+
+    static func fsyncTrigger(in directory: URL) -> String { directory.appendingPathComponent("fsync-fails").path }
 
     func confirmPath(_ index: Int) -> String { directory.appendingPathComponent("confirms-\(index)").path }
 

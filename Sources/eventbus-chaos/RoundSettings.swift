@@ -9,4 +9,10 @@ struct RoundSettings {
     let root: URL
     /// This executable, started again as `publish` for each publisher.
     let executable: String
+
+    /// The LD_PRELOAD shim of the failing-fsync fault, built beside this executable (the
+    /// product `eventbus-chaos-fsync`).
+    var fsyncShim: String {
+        URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("libeventbus-chaos-fsync.so").path
+    }
 }

@@ -110,15 +110,15 @@ struct ChaosCheckerTests {
         #expect(violations.contains(.observerMissed(count: 1, first: delivered[2].seq)))
     }
 
-    @Test func aResumeBeforeATakenAckIsReportedUnlessTheBrokerCrashedRightAfter() throws {
+    @Test func aResumeBeforeATakenAckIsReportedUnlessTheBrokerCrashedRightAfterOrItsDiskFailed() throws {
         var history = try HistoryFixture.make()
         let delivered = history.records.filter(\.isDeliveredFromOut)
-        func observer(killedAt: Double?) -> ObserverLog {
+        func observer(killedAt: (from: Double, to: Double)?) -> ObserverLog {
             var steps: [ObserverLog.Step] = [.attached]
             steps += delivered.prefix(3).map { .delivered(seq: $0.seq, event: $0.event) }
             steps += [.acked(seq: delivered[0].seq), .ackTaken(seq: delivered[0].seq, at: 1),
                       .acked(seq: delivered[2].seq), .ackTaken(seq: delivered[2].seq, at: 5)]
-            if let killedAt { steps.append(.brokerKilled(at: killedAt)) }
+            if let killedAt { steps.append(.brokerCrashed(from: killedAt.from, to: killedAt.to)) }
             // Resumed after the first ACK: the broker had taken the third.
             steps.append(.attached)
             steps += delivered.dropFirst(1).map { .delivered(seq: $0.seq, event: $0.event) }
@@ -126,10 +126,15 @@ struct ChaosCheckerTests {
         }
         history.observer = observer(killedAt: nil)
         #expect(ChaosChecker.check(history) == [.resumeRepeatsTakenAck(first: delivered[1].seq, takenAck: delivered[2].seq)])
-        history.observer = observer(killedAt: 20)
+        history.observer = observer(killedAt: (20, 20))
+        #expect(ChaosChecker.check(history) == [.resumeRepeatsTakenAck(first: delivered[1].seq, takenAck: delivered[2].seq)])
+        history.observer = observer(killedAt: (7, 12))
         #expect(ChaosChecker.check(history) == [.resumeRepeatsTakenAck(first: delivered[1].seq, takenAck: delivered[2].seq)])
         // Killed 0.2 s after it took the ACK: the offset may be lost (docs/protocol.md, "Consuming").
-        history.observer = observer(killedAt: 5.2)
+        history.observer = observer(killedAt: (5.2, 5.2))
+        #expect(ChaosChecker.check(history) == [])
+        // Its disk failed 2 s before it took the ACK, and it stopped 8 s later: nothing was saved.
+        history.observer = observer(killedAt: (3, 13))
         #expect(ChaosChecker.check(history) == [])
     }
 

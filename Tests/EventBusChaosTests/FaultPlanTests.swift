@@ -22,7 +22,7 @@ struct FaultPlanTests {
         }
         #expect(kinds == ["kill -9 eventbus up", "kill -9 receipt-reducer", "kill -9 read-privacy", "kill -9 delivery-privacy",
                           "kill -9 publisher", "SIGSTOP eventbus up", "SIGSTOP receipt-reducer", "SIGSTOP read-privacy",
-                          "SIGSTOP delivery-privacy", "SIGSTOP publisher", "torn tail"])
+                          "SIGSTOP delivery-privacy", "SIGSTOP publisher", "torn tail", "failing fsync"])
         #expect(pipelines == [FaultPlan.defaultPipeline, ["receipt-reducer"]])
     }
 }
