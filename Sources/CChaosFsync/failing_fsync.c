@@ -34,20 +34,20 @@ int eventbus_chaos_fsync_fails(void) {
     return fails;
 }
 
+/* What a failing disk answers. */
+static int eio(void) {
+    errno = EIO;
+    return -1;
+}
+
 int fdatasync(int fd) {
-    if (eventbus_chaos_fsync_fails()) {
-        errno = EIO;
-        return -1;
-    }
+    if (eventbus_chaos_fsync_fails()) return eio();
     if (real_fdatasync == NULL) real_fdatasync = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
     return real_fdatasync(fd);
 }
 
 int fsync(int fd) {
-    if (eventbus_chaos_fsync_fails()) {
-        errno = EIO;
-        return -1;
-    }
+    if (eventbus_chaos_fsync_fails()) return eio();
     if (real_fsync == NULL) real_fsync = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
     return real_fsync(fd);
 }
