@@ -23,14 +23,14 @@ public final class RunningProcess: Sendable {
 
     private static let logger = Logger(label: "eventbus.testing.process")
 
-    /// Starts `executable` with `arguments`, and `environment` added to this process's own.
-    public init(_ executable: String, _ arguments: [String] = [], standardOutput: Output = .discard,
-                standardError: Output = .discard, environment: [String: String] = [:]) throws {
+    /// Starts `executable` with `arguments`, in this process's environment plus `environment`.
+    public init(_ executable: String, _ arguments: [String] = [], environment: [String: String] = [:],
+                standardOutput: Output = .discard, standardError: Output = .discard) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
         }
         if let handle = try Self.handle(standardOutput) { process.standardOutput = handle }
         if let handle = try Self.handle(standardError) { process.standardError = handle }

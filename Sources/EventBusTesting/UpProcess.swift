@@ -9,24 +9,26 @@ public final class UpProcess: @unchecked Sendable {
     public let extraArguments: [String]
     /// Whether the directory goes with this value (the chaos campaign keeps a failed round's).
     public var removesDirectory = true
-    /// Added to the environment of the next runs (the chaos campaign's LD_PRELOAD shim).
-    public var environment: [String: String] = [:]
+    /// Variables added to its environment.
+    public let environment: [String: String]
     /// The current (or last) run.
     public private(set) var process: RunningProcess?
     private var runs = 0
     private let logger = Logger(label: "eventbus.testing.up")
 
-    public init(arguments: [String] = []) throws {
+    public init(arguments: [String] = [], environment: [String: String] = [:]) throws {
         directory = try TemporaryDirectory.create("eventbus-up")
         extraArguments = arguments
+        self.environment = environment
     }
 
     /// `eventbus up` in `directory` (created if missing), which is kept when this value goes
     /// unless ``removesDirectory`` is set.
-    public init(directory: URL, arguments: [String] = []) throws {
+    public init(directory: URL, arguments: [String] = [], environment: [String: String] = [:]) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.directory = directory
         extraArguments = arguments
+        self.environment = environment
         removesDirectory = false
     }
 
@@ -41,7 +43,7 @@ public final class UpProcess: @unchecked Sendable {
         let process = try RunningProcess(
             BuildFolder.eventbus,
             ["up", "--data-dir", dataDirectory, "--command", commandEndpoint, "--stream", streamEndpoint] + extraArguments,
-            standardError: .file(stderrFile.path), environment: environment)
+            environment: environment, standardError: .file(stderrFile.path))
         self.process = process
         logger.debug("eventbus up started", metadata: ["pid": "\(process.processIdentifier)"])
         var patience = Patience(timeout)

@@ -31,13 +31,14 @@ final class ChaosRound {
         self.settings = settings
         directory = settings.root.appendingPathComponent("chaos-\(plan.seed)")
         try? FileManager.default.removeItem(at: directory)
-        up = try UpProcess(directory: directory, arguments: ["--pipeline", plan.pipeline.joined(separator: ",")])
+        var environment: [String: String] = [:]
         if case .failingFsync = plan.fault {
             guard FileManager.default.fileExists(atPath: settings.fsyncShim) else {
                 throw ChaosRunError("no \(settings.fsyncShim): build the product eventbus-chaos-fsync (make chaos does)")
             }
-            up.environment = ["LD_PRELOAD": settings.fsyncShim, "EVENTBUS_CHAOS_FSYNC_FAIL": Self.fsyncTrigger(in: directory)]
+            environment = ["LD_PRELOAD": settings.fsyncShim, "EVENTBUS_CHAOS_FSYNC_FAIL": Self.fsyncTrigger(in: directory)]
         }
+        up = try UpProcess(directory: directory, arguments: ["--pipeline", plan.pipeline.joined(separator: ",")], environment: environment)
         share = try PublisherShare(count: settings.events, seed: plan.workloadSeed)
         observer = OutObserver(endpoint: up.commandEndpoint, clock: clock)
         var quiet = Logger(label: "eventbus.chaos.client")
