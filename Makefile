@@ -19,7 +19,7 @@ TEST_ENV = EVENTBUS_BIN=$(CURDIR)/.build/debug/eventbus \
 	EVENTBUS_EXAMPLE_GATEWAY_BIN=$(CURDIR)/examples/gateway/.build/debug \
 	EVENTBUS_HTTP=$(CURDIR)/edge/http/.build/debug/eventbus-http
 
-.PHONY: run test test-swift test-examples test-edges test-python test-formal build examples edges release bench clean fuzz fuzz-build
+.PHONY: run test test-swift test-examples test-edges test-python test-formal test-chaos chaos build examples edges release bench clean fuzz fuzz-build
 
 run: release
 	.build/release/eventbus up --data-dir $(DATA_DIR)
@@ -59,7 +59,7 @@ test:
 		echo "$(SWIFT) build --build-tests --package-path $$package $(SWIFTFLAGS)"; \
 		$(SWIFT) build --build-tests --package-path $$package $(SWIFTFLAGS) || exit 1; \
 	done
-	$(MAKE) test-formal test-swift test-examples test-edges test-python
+	$(MAKE) test-formal test-swift test-examples test-edges test-python test-chaos
 
 test-swift:
 	$(TEST_ENV) $(SWIFT) test --skip-build
@@ -83,6 +83,27 @@ test-python:
 # (docs/reliability.md): the real rules pass, each mutant gives a counterexample.
 test-formal:
 	formal/check.sh
+
+# The fault campaign (docs/reliability.md, "The fault campaign"): rounds of `eventbus up`
+# under one injected fault each (kill -9, SIGSTOP, torn tail), checked against an in-process
+# model. `make chaos` runs about CHAOS_MINUTES of rounds; ROUNDS=N runs exactly N, SEED=S
+# starts from seed S (SEED=S ROUNDS=1 replays a failed round), FAULT=KIND runs only rounds of
+# that fault ("torn tail", "failing fsync", "kill -9 eventbus up"…). `make test` runs a short one.
+CHAOS_MINUTES ?= 10
+CHAOS_EVENTS ?= 12000
+CHAOS_ARGS = $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(SEED),--seed $(SEED)) $(if $(FAULT),--fault "$(FAULT)")
+
+chaos:
+	@scripts/ensure-deps.sh
+	@for product in eventbus-chaos eventbus-chaos-fsync $(BUS_PRODUCTS); do \
+		echo "$(SWIFT) build --product $$product $(SWIFTFLAGS)"; \
+		$(SWIFT) build --product $$product $(SWIFTFLAGS) || exit 1; \
+	done
+	$(TEST_ENV) .build/debug/eventbus-chaos --minutes $(CHAOS_MINUTES) --events $(CHAOS_EVENTS) $(CHAOS_ARGS)
+
+# The short campaign of `make test`: rounds for 90 s (the last one finishes), 6,000 events each.
+test-chaos:
+	$(TEST_ENV) .build/debug/eventbus-chaos --minutes 1.5 --events 6000 $(CHAOS_ARGS)
 
 # libFuzzer over the parser, the JSON scanner and the event validator (docs/fuzzing.md).
 # Its own scratch path: the sanitizer build does not disturb .build/debug.

@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "EventBusTesting", targets: ["EventBusTesting"]),
         .library(name: "ReceiptReducer", targets: ["ReceiptReducer"]),
         .executable(name: "eventbus", targets: ["eventbus"]),
+        // The fault campaign's LD_PRELOAD shim that fails fsync on demand (docs/reliability.md).
+        .library(name: "eventbus-chaos-fsync", type: .dynamic, targets: ["CChaosFsync"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -192,10 +194,34 @@ let package = Package(
             path: "Benchmarks/ReducerBench",
             swiftSettings: strict
         ),
+        // The seeded realistic chat workload (`eventbus-bench workload`, the chaos campaign's publishers).
+        .target(name: "ChatWorkload", dependencies: ["EventBusCore"], path: "Benchmarks/ChatWorkload", swiftSettings: strict),
         .executableTarget(
             name: "eventbus-bench",
-            dependencies: ["ZeroMQ", "EventBus", "NATS"],
+            dependencies: ["ZeroMQ", "EventBus", "NATS", "ChatWorkload"],
             path: "Benchmarks/EventBusBench",
+            swiftSettings: strict
+        ),
+        // The fault campaign (issue 20, docs/reliability.md): its checker and model, pure, and
+        // `eventbus-chaos`, which runs rounds of `eventbus up` under faults (`make chaos`).
+        .target(name: "CChaosFsync"),
+        .target(
+            name: "EventBusChaos",
+            dependencies: ["EventBusCore", "ReceiptReducer", "PrivacyFilter"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "eventbus-chaos",
+            dependencies: [
+                "EventBusChaos", "ChatWorkload", "EventBus", "EventBusTesting", "ZeroMQ",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "EventBusChaosTests",
+            dependencies: ["EventBusChaos", "EventBusCore", "EventBusBroker", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: strict),

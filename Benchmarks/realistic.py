@@ -204,7 +204,7 @@ def main():
                 proc.kill()
     r = results
     slow = f", each fsync +{FSYNC_DELAY_US:,} us (ours and Redis's alike)" if FSYNC_DELAY_US > 0 else ""
-    lines = [f"realistic workload: {LINES:,} events (Benchmarks/EventBusBench/Workload.swift), fsync on every commit{slow}",
+    lines = [f"realistic workload: {LINES:,} events (Benchmarks/ChatWorkload/ChatWorkload.swift), fsync on every commit{slow}",
              f"{'':52} {'events/s':>12} {'p99 apply':>10} {'x Redis':>8} {'goal':>8}  met"]
 
     def row(label, rate, p99="", ratio=None, goal=None):

@@ -11,7 +11,7 @@ BUS_COUNT=${BUS_COUNT:-200000}
 GW_CLIENTS=${GW_CLIENTS:-1000}
 GW_EVENTS=${GW_EVENTS:-2000}
 # The realistic workload (Benchmarks/realistic.py), measured once: REAL_COUNT lines of
-# Benchmarks/EventBusBench/Workload.swift's chat mix for seed REAL_SEED; REAL=0 skips it.
+# Benchmarks/ChatWorkload/ChatWorkload.swift's chat mix for seed REAL_SEED; REAL=0 skips it.
 REAL=${REAL:-1}
 REAL_COUNT=${REAL_COUNT:-1000000}
 REAL_SEED=${REAL_SEED:-1}

@@ -16,7 +16,7 @@
 //       `message.read` reached `out`, or, with RATE, ack-to-`out` latency.
 //   eventbus-bench workload COUNT SEED FILE
 //       writes COUNT lines of a realistic chat workload for stage `in` (NDJSON,
-//       setup then traffic; Workload.swift has the mix), the same for a seed.
+//       setup then traffic; Benchmarks/ChatWorkload has the mix), the same for a seed.
 //   eventbus-bench drain COMMAND_EP [TIMEOUT_S]
 //       polls STATS until every durable consumer has caught up with the log.
 //   eventbus-bench jetstream NATS_URLS COUNT WINDOW

@@ -14,7 +14,7 @@ import ZeroMQ
 /// restarted with backoff when it exits or is killed, loud about crash loops), and the
 /// ``ReadinessWatch`` that logs one ready line once every stage has a connected consumer, and
 /// the HTTP ingress of ``SupervisorConfig/http`` (`eventbus-http`, supervised as a plugin is). Graceful shutdown runs in reverse: the watch, then the
-/// plugins, then the broker, which commits its log. The broker ending or failing shuts
+/// plugins and the HTTP ingress, all at once (``PluginProcesses``), then the broker, which commits its log. The broker ending or failing shuts
 /// the group down; its error is ``run()``'s.
 ///
 /// It is a `Service` itself: `eventbus up` runs it in a group with the SIGTERM and SIGINT
@@ -112,8 +112,9 @@ public final class Supervisor: Service, Sendable {
             .init(service: BlockingService(name: front.threadName, run: { try front.run() }, stop: { front.stop() }),
                   successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
         ]
-        services += processes.map {
-            .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup)
+        if !processes.isEmpty {
+            services.append(.init(service: PluginProcesses(processes: processes),
+                                  successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup))
         }
         // The watch ends once the bus is ready; the others go on.
         services.append(.init(service: BlockingService(name: "eventbus.readiness", run: {

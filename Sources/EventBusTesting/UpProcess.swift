@@ -3,10 +3,12 @@ import Logging
 
 /// A real `eventbus up` process (the default pipeline, or what `arguments` say) on ipc
 /// endpoints in its own temporary directory. SIGKILLed, with the plugins it started,
-/// and its directory removed when it goes.
+/// and its directory removed when it goes (unless made to keep it).
 public final class UpProcess: @unchecked Sendable {
     public let directory: URL
     public let extraArguments: [String]
+    /// Whether the directory goes with this value (the chaos campaign keeps a failed round's).
+    public var removesDirectory = true
     /// Variables added to its environment.
     public let environment: [String: String]
     /// The current (or last) run.
@@ -18,6 +20,16 @@ public final class UpProcess: @unchecked Sendable {
         directory = try TemporaryDirectory.create("eventbus-up")
         extraArguments = arguments
         self.environment = environment
+    }
+
+    /// `eventbus up` in `directory` (created if missing), which is kept when this value goes
+    /// unless ``removesDirectory`` is set.
+    public init(directory: URL, arguments: [String] = [], environment: [String: String] = [:]) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        self.directory = directory
+        extraArguments = arguments
+        self.environment = environment
+        removesDirectory = false
     }
 
     public var dataDirectory: String { directory.appendingPathComponent("data").path }
@@ -96,6 +108,6 @@ public final class UpProcess: @unchecked Sendable {
     deinit {
         process?.signal(SIGKILL)
         for pids in pluginProcesses().values { for pid in pids { Foundation.kill(pid, SIGKILL) } }
-        try? FileManager.default.removeItem(at: directory)
+        if removesDirectory { try? FileManager.default.removeItem(at: directory) }
     }
 }

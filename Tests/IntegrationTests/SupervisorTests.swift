@@ -117,4 +117,41 @@ import ZeroMQ
         #expect(ok.output(of: 1) == "out")
         #expect(ok.output(of: 0) == "identity")
     }
+
+    /// Chaos seed 13417130491573036430: a failed fsync stopped the broker, and `eventbus up`
+    /// took 20 s to exit, its plugins (waiting for confirms that could not come) SIGKILLed one
+    /// after the other, 10 s each. Each plugin here stops only once both have had SIGTERM:
+    /// stopped one after the other, the first is SIGKILLed and never writes `exited`.
+    @Test func stoppingStopsEveryPluginAtOnceSeed13417130491573036430() async throws {
+        try await TemporaryDirectory.with("eventbus-stop") { directory in
+            let log = directory.appendingPathComponent("stops").path
+            #expect(FileManager.default.createFile(atPath: log, contents: nil))
+            // A stand-in plugin: started with `--name NAME` first and the log last (the stage's argument).
+            let script = directory.appendingPathComponent("stand-in").path
+            let text = #"""
+                #!/bin/sh
+                name=$2
+                for argument; do log=$argument; done
+                stop=0
+                trap 'stop=1' TERM
+                echo "ready $name" >> "$log"
+                while [ $stop = 0 ]; do sleep 0.05; done
+                echo "term $name" >> "$log"
+                while [ "$(grep -c '^term' "$log")" -lt 2 ]; do sleep 0.05; done
+                echo "exited $name" >> "$log"
+
+                """#
+            #expect(FileManager.default.createFile(atPath: script, contents: Data(text.utf8), attributes: [.posixPermissions: 0o755]))
+            let stages = ["first", "second"].map { PipelineStage(name: $0, launch: .process(executable: script, arguments: [log])) }
+            let pipeline = try SupervisedPipeline(stages) { config in config.stopTimeout = .seconds(3) }
+            func lines() -> [String] { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
+            var patience = Patience(.seconds(30))
+            while lines().filter({ $0.hasPrefix("ready") }).count < 2, patience.allowsAnotherLook() {
+                try await Task.sleep(for: .milliseconds(20))  // a poll interval
+            }
+            try #require(lines().filter { $0.hasPrefix("ready") }.count == 2, "both stand-in plugins run: \(lines())")
+            try await pipeline.stop()
+            #expect(Set(lines().filter { $0.hasPrefix("exited") }) == ["exited first", "exited second"], "\(lines())")
+        }
+    }
 }

@@ -1,6 +1,5 @@
-import EventBus
+import EventBusCore
 import Foundation
-import ZeroMQ
 
 /// A realistic chat workload for stage `in`, as NDJSON of CloudEvents in the shapes
 /// docs/events.md accepts, deterministic for a seed.
@@ -27,9 +26,9 @@ import ZeroMQ
 /// 12 % of 13–100, 2.5 % of 101–400 and 0.5 % of 401–1,000; messages go to a channel with
 /// a weight of the square root of its size, acks to a message with a weight of its
 /// recipients (up to 64), so large channels get most acks.
-struct ChatWorkload {
-    let count: Int
-    let seed: UInt64
+public struct ChatWorkload: Sendable {
+    public let count: Int
+    public let seed: UInt64
 
     struct Channel {
         let cid: String
@@ -46,23 +45,47 @@ struct ChatWorkload {
         let sender: Int
     }
 
-    var summary: [String: Int] = [:]
+    /// What the last ``generate(_:)`` made, by kind (`message.read`, `duplicate`, …), and
+    /// `lines`, `setup_lines`, `channels`, `users`, `memberships`, `largest_channel`.
+    public private(set) var summary: [String: Int] = [:]
 
-    init(count: Int, seed: UInt64) {
+    public init(count: Int, seed: UInt64) {
         self.count = count
         self.seed = seed
     }
 
-    mutating func write(to path: String) throws {
+    /// Writes the workload to `path` as NDJSON.
+    public mutating func write(to path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil),
               let file = FileHandle(forWritingAtPath: path) else {
-            throw ProcessError("cannot create \(path)")
+            throw WorkloadError("cannot create \(path)")
         }
         defer { try? file.close() }
-        let seed = self.seed
-        var random = SplitMix64(seed: seed)
         var out: [UInt8] = []
         out.reserveCapacity(1 << 21)
+        try generate { line in
+            out.append(contentsOf: line)
+            out.append(0x0A)
+            if out.count >= 1 << 20 {
+                try file.write(contentsOf: out)
+                out.removeAll(keepingCapacity: true)
+            }
+        }
+        try file.write(contentsOf: out)
+    }
+
+    /// The whole workload in memory, one event per element, in order.
+    public mutating func lines() throws -> [[UInt8]] {
+        var lines: [[UInt8]] = []
+        lines.reserveCapacity(count)
+        try generate { lines.append($0) }
+        return lines
+    }
+
+    /// Hands each line (one event's JSON, no newline) to `sink`, in order.
+    public mutating func generate(_ sink: ([UInt8]) throws -> Void) throws {
+        let seed = self.seed
+        var random = SplitMix64(seed: seed)
         var lines = 0
         var recentLines: [[UInt8]] = []
         recentLines.reserveCapacity(5_000)
@@ -72,17 +95,12 @@ struct ChatWorkload {
 
         func emit(_ line: String, type: String, keep: Bool = true) throws {
             let bytes = Array(line.utf8)
-            out.append(contentsOf: bytes)
-            out.append(0x0A)
+            try sink(bytes)
             lines += 1
             tally[type, default: 0] += 1
             if keep {
                 if recentLines.count < 5_000 { recentLines.append(bytes) } else { recentLines[recentNext] = bytes }
                 recentNext = (recentNext + 1) % 5_000
-            }
-            if out.count >= 1 << 20 {
-                try file.write(contentsOf: out)
-                out.removeAll(keepingCapacity: true)
             }
         }
         func envelope(_ type: String, _ subject: String, _ time: Int64, _ data: String) -> String {
@@ -159,7 +177,7 @@ struct ChatWorkload {
             try emit(envelope("user.updated", "@u\(user)", clock, privacy(user, &random)), type: "user.updated")
         }
         let setupLines = lines
-        guard setupLines < count else { throw ProcessError("COUNT \(count) is too small for the setup (\(setupLines) lines)") }
+        guard setupLines < count else { throw WorkloadError("COUNT \(count) is too small for the setup (\(setupLines) lines)") }
 
         // Traffic.
         var recent: [Sent] = []
@@ -200,9 +218,7 @@ struct ChatWorkload {
         while lines < count {
             clock += Int64(random.below(4))
             if random.chance(probability: 0.03), !recentLines.isEmpty {
-                let line = recentLines[random.below(recentLines.count)]
-                out.append(contentsOf: line)
-                out.append(0x0A)
+                try sink(recentLines[random.below(recentLines.count)])
                 lines += 1
                 tally["duplicate", default: 0] += 1
                 continue
@@ -273,7 +289,6 @@ struct ChatWorkload {
                 try emit(envelope("user.updated", "@u\(user)", clock, privacy(user, &random)), type: "user.updated")
             }
         }
-        try file.write(contentsOf: out)
         summary = tally
         summary["lines"] = lines
         summary["setup_lines"] = setupLines
@@ -284,7 +299,7 @@ struct ChatWorkload {
     }
 
     /// `2026-11-25T08:00:00.000Z` from milliseconds since 1970 (UTC).
-    static func timestamp(_ milliseconds: Int64) -> String {
+    public static func timestamp(_ milliseconds: Int64) -> String {
         let days = Int(milliseconds / 86_400_000)
         let rest = Int(milliseconds % 86_400_000)
         // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
@@ -304,48 +319,9 @@ struct ChatWorkload {
     }
 }
 
-/// `eventbus-bench workload COUNT SEED FILE`: writes the workload and prints what is in it.
-func workload(count: Int, seed: UInt64, path: String) throws {
-    var generator = ChatWorkload(count: count, seed: seed)
-    let start = now()
-    try generator.write(to: path)
-    let seconds = Double(now() - start) / 1e9
-    let counts = generator.summary.keys.sorted().map { "\($0)=\(generator.summary[$0]!)" }.joined(separator: " ")
-    print("RESULT mode=workload seed=\(seed) seconds=\(String(format: "%.2f", seconds)) \(counts)")
-}
+/// The workload could not be made or written.
+public struct WorkloadError: Error, CustomStringConvertible {
+    public let description: String
 
-/// `eventbus-bench drain COMMAND_EP [TIMEOUT_S]`: polls STATS until every durable consumer
-/// has caught up (lag 0 and the head unchanged, in two polls in a row), then prints the
-/// broker's counts that say what the pipeline did.
-func drain(endpoint: String, timeout: Double) throws {
-    let context = try Context()
-    let socket = try dealer(context, endpoint)
-    try socket.setReceiveTimeout(10_000)
-    let start = now()
-    var polls = 0
-    var settled = 0
-    var lastHead = -1
-    while true {
-        polls += 1
-        try socket.send(frames("STATS", "s\(polls)", []))
-        guard let reply = try socket.receive(), reply.count == 4, reply[1] == Array("OK".utf8),
-              let stats = try JSONSerialization.jsonObject(with: Data(reply[3])) as? [String: Any] else {
-            throw ProcessError("STATS failed")
-        }
-        let head = (stats["head_seq"] as? Int) ?? 0
-        let consumers = (stats["consumers"] as? [[String: Any]]) ?? []
-        let caughtUp = !consumers.isEmpty && consumers.allSatisfy { ($0["lag"] as? Int) == 0 }
-        settled = caughtUp && head == lastHead ? settled + 1 : 0
-        lastHead = head
-        if settled >= 2 {
-            let diag = (stats["diag"] as? [String: Any]) ?? [:]
-            let stages = (stats["stages"] as? [String: Any]) ?? [:]
-            print("RESULT mode=drain polls=\(polls) seconds=\(String(format: "%.3f", Double(now() - start) / 1e9)) head_seq=\(head) "
-                + "in=\(stages["in"] as? Int ?? 0) out=\(stages["out"] as? Int ?? 0) dedup_hits=\(stats["dedup_hits"] as? Int ?? 0) "
-                + "rejected=\(diag["receipt.rejected"] as? Int ?? 0) suppressed=\(diag["receipt.suppressed"] as? Int ?? 0)")
-            return
-        }
-        if Double(now() - start) / 1e9 > timeout { throw ProcessError("not caught up after \(timeout) s (head \(head))") }
-        Thread.sleep(forTimeInterval: 0.005)
-    }
+    public init(_ description: String) { self.description = description }
 }

@@ -1,0 +1,40 @@
+/// The one fault a round injects.
+public enum Fault: Sendable, Equatable, CustomStringConvertible {
+    /// SIGKILL; the campaign restarts what the supervisor does not.
+    case kill(FaultTarget)
+    /// SIGSTOP, then SIGCONT after this many milliseconds.
+    case stop(FaultTarget, milliseconds: Int)
+    /// A power loss: every client frozen, the broker's `durable_seq` read, the whole tree
+    /// SIGKILLed, and the last segment cut at this fraction of the bytes past the end of the
+    /// last durable record.
+    case tornTail(fraction: Double)
+    /// A failing disk: from the fault's moment every fsync and fdatasync of `eventbus up` and
+    /// its plugins fails with EIO (an LD_PRELOAD shim); the broker stops without confirming
+    /// more and logs its `durable_seq`; the pages written after it are dropped at this
+    /// fraction of their bytes ("fsyncgate"); then `eventbus up` starts on a good disk.
+    case failingFsync(fraction: Double)
+
+    /// The fault's kind for the campaign's table: `kill -9 <target>`, `SIGSTOP <target>`, `torn tail`.
+    public var kind: String {
+        switch self {
+        case .kill(let target): "kill -9 \(Self.kindName(target))"
+        case .stop(let target, _): "SIGSTOP \(Self.kindName(target))"
+        case .tornTail: "torn tail"
+        case .failingFsync: "failing fsync"
+        }
+    }
+
+    private static func kindName(_ target: FaultTarget) -> String {
+        if case .publisher = target { return "publisher" }
+        return target.description
+    }
+
+    public var description: String {
+        switch self {
+        case .kill(let target): "kill -9 \(target)"
+        case .stop(let target, let milliseconds): "SIGSTOP \(target) for \(milliseconds) ms"
+        case .tornTail(let fraction): "torn tail at \(Int(fraction * 100)) % of the bytes past the last durable record"
+        case .failingFsync(let fraction): "failing fsync, then \(Int(fraction * 100)) % of the bytes past the last durable record kept"
+        }
+    }
+}
