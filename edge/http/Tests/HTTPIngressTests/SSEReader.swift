@@ -1,3 +1,5 @@
+import Foundation
+
 /// A reader of `text/event-stream` as a browser's `EventSource` reads it (the WHATWG HTML
 /// standard, "Parsing an event stream"), for the tests' clients: fields up to each blank
 /// line make one message; a comment line makes a message of its own here, so that tests
@@ -16,8 +18,9 @@ struct SSEReader {
         var messages: [Message] = []
         var current = Message()
         var hasFields = false
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
-            let line = line.hasSuffix("\r") ? line.dropLast() : line
+        // Lines end with CRLF, LF or CR (a Swift Character holds CRLF whole, so normalize first).
+        let lines = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        for line in lines.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
             if line.isEmpty {
                 if hasFields { messages.append(current) }
                 current = Message()

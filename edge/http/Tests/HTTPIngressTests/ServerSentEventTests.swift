@@ -1,3 +1,4 @@
+import Foundation
 import HTTPIngress
 import Testing
 
@@ -24,5 +25,7 @@ import Testing
         let read = SSEReader.messages(stream)
         #expect(read == [SSEReader.Message(comment: "eventbus stream after 0"), SSEReader.Message(id: "1", event: "e", data: "{}"),
                          SSEReader.Message(id: "2", data: "x\ny")])
+        #expect(SSEReader.messages(stream.replacingOccurrences(of: "\n", with: "\r\n")) == read, "CRLF line ends")
+        #expect(SSEReader.messages(stream.replacingOccurrences(of: "\n", with: "\r")) == read, "CR line ends")
     }
 }
