@@ -101,16 +101,7 @@ import Testing
     static func withSecuredUp(_ body: (String, AppTokenVerifier) async throws -> Void) async throws {
         let directory = try TemporaryDirectory.create("eventbus-http-stream-keys")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let keygen = try await RunningProcess.run(BuildFolder.eventbus, ["keygen", "--out", directory.appendingPathComponent("broker").path])
-        try #require(keygen.status == 0, "\(keygen.standardError)")
-        let security = directory.appendingPathComponent("security.yaml")
-        try """
-            secret_key_file: broker.secret
-            clients: []
-            http_tokens:
-              "\(backendToken)": backend
-            http_jwt_hs256_secret: "\(jwtSecret)"
-            """.write(to: security, atomically: true, encoding: .utf8)
+        let security = try await SecurityFile.write(in: directory, tokens: [backendToken: "backend"], jwtSecret: jwtSecret)
         let port = try EphemeralEndpoint.freePort()
         let up = try UpProcess(arguments: ["--http", "127.0.0.1:\(port)", "--security", security.path], environment: ["EVENTBUS_HTTP": BuildFolder.http])
         try await up.start()
@@ -119,6 +110,16 @@ import Testing
             try await UpWithHTTPTests.waitForHealth(base, up)
             try await body(base, try AppTokenVerifier(secret: jwtSecret))
         }
+    }
+
+    @Test func aShortAppTokenSecretStopsTheIngress() async throws {
+        let directory = try TemporaryDirectory.create("eventbus-http-short-secret")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let security = try await SecurityFile.write(in: directory, tokens: [Self.backendToken: "backend"], jwtSecret: "only-31-bytes-of-secret-0123456")
+        let ingress = try IngressProcess(command: "ipc:///nonexistent/command.sock", arguments: ["--security", security.path])
+        await #expect(throws: ProcessError.self) { try await ingress.start() }
+        #expect(ingress.log.contains("http_jwt_hs256_secret must be a string of at least 32 bytes"), "\(ingress.log)")
+        #expect(ingress.process?.terminationStatus == 64)
     }
 
     @Test func aUserSeesOnlyTheirChannelsEvenAfterRemovalAndTokensAreChecked() async throws {
