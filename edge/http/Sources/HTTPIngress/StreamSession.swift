@@ -2,6 +2,7 @@ import EventBus
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// One client of `GET /v1/stream`, once its consumer runs: three tasks joined by a bounded
 /// buffer (docs/http.md, "The stream"):
@@ -23,6 +24,9 @@ final class StreamSession: Sendable {
     let consumer: DurableConsumer
     let scope: StreamScope
     let after: UInt64
+    /// Whether ``run(_:)`` began: if the response never got to its body (the client went
+    /// before the head was written), the consumer is let go when the session is.
+    private let began = Atomic(false)
 
     /// One message of the buffer.
     enum Message: Sendable {
@@ -53,6 +57,15 @@ final class StreamSession: Sendable {
         self.after = after
     }
 
+    deinit {
+        guard !began.load(ordering: .sequentiallyConsistent) else { return }
+        let (consumer, hub) = (self.consumer, self.hub)
+        Task {
+            try? await consumer.cancel()
+            hub.release(consumer.name)
+        }
+    }
+
     /// The opening comment, which also sends the headers at once.
     var opening: ServerSentEvent { .comment("eventbus stream after \(after)") }
 
@@ -67,6 +80,7 @@ final class StreamSession: Sendable {
     /// - Throws: When the connection must be closed rather than finished (a write failed or
     ///   was given up on).
     func run(_ writer: inout any ResponseBodyWriter) async throws {
+        began.store(true, ordering: .sequentiallyConsistent)
         let settings = hub.settings
         hub.counters.opened()
         let state = StreamSessionState(after: after)
