@@ -7,9 +7,8 @@ import Synchronization
 /// One client of `GET /v1/stream`, once its consumer runs: three tasks joined by a bounded
 /// buffer (docs/http.md, "The stream"):
 ///
-/// - the pump reads the consumer, ACKs each delivery at once (the broker's credit never
-///   waits for a client), keeps the scope's membership, and queues the client's events as
-///   SSE messages;
+/// - the pump reads the consumer, ACKs as it reads (the broker's credit never waits for a
+///   client), keeps the scope's membership, and queues the client's events as SSE messages;
 /// - the heartbeat queues a comment every ``StreamSettings/heartbeat``;
 /// - the writer writes the buffer to the client, which takes as long as the client reads.
 ///
@@ -129,9 +128,18 @@ final class StreamSession: Sendable {
     private func pump(_ continuation: AsyncStream<Message>.Continuation, _ state: StreamSessionState) async -> Outcome {
         var scope = self.scope
         defer { continuation.finish() }
+        // ACKs are cumulative: one per quarter of the credit keeps the broker sending (fewer
+        // than `credit` are ever outstanding) without one message back per event, which
+        // matters when a user's stream reads all of `in` for the membership.
+        let ackEvery = max(1, hub.settings.credit / 4)
+        var unacked = 0
         do {
             for try await delivery in consumer {
-                consumer.ack(delivery.seq)
+                unacked += 1
+                if unacked >= ackEvery {
+                    consumer.ack(delivery.seq)
+                    unacked = 0
+                }
                 guard scope.take(topic: delivery.topic, event: delivery.event), delivery.seq > after else { continue }
                 let type = delivery.topic.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false).last.map(String.init)
                 let message = ServerSentEvent(id: String(delivery.seq), event: type, data: delivery.event)

@@ -8,8 +8,10 @@ public struct StreamSettings: Sendable, Equatable {
     /// How long a cut client has to take its last write and the final `cut` event before its
     /// connection is closed: what keeps a client that reads nothing from holding memory.
     public var cutGrace: Duration = .seconds(5)
-    /// The credit of each stream's durable consumer (docs/protocol.md, CONSUME).
-    public var credit = 1_000
+    /// The credit of each stream's durable consumer (docs/protocol.md, CONSUME): the buffer's
+    /// size (16 to 65,536), so that what waits for one client on the bus connection is bounded
+    /// by the same setting as its buffer.
+    public var credit: Int { min(max(bufferEvents, 16), 65_536) }
 
     public init() {}
 }
