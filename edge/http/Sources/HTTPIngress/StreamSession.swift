@@ -94,7 +94,7 @@ final class StreamSession: Sendable {
                 while let outcome = await group.next() {
                     switch outcome {
                     case .written(let finished):
-                        clean = finished
+                        clean = clean && finished  // a write that beat the grace's cancellation does not undo it
                         group.cancelAll()
                     case .cut:
                         group.addTask {
