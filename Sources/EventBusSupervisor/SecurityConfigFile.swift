@@ -16,6 +16,7 @@ import ZeroMQ
 ///     roles: [subscriber]
 /// http_tokens:                       # optional: bearer tokens of eventbus-http (docs/http.md)
 ///   "2c4f0e1d9a8b7c6d5e4f3a2b": backend
+/// http_jwt_hs256_secret: "…"          # optional: signs the per-user app tokens of eventbus-http's stream
 /// ```
 ///
 /// Relative paths are relative to the file's own folder.
@@ -33,6 +34,30 @@ public enum SecurityConfigFile {
         }
     }
 
+    /// The `http_jwt_hs256_secret` of the security file at `path`, the key of the per-user app
+    /// tokens of eventbus-http's stream (docs/http.md); nil when it has none. Checks the whole
+    /// file as ``load(path:)`` does.
+    public static func httpJWTSecret(path: String) throws(PipelineError) -> String? {
+        _ = try load(path: path)
+        let node: Any?
+        do { node = try Yams.load(yaml: try String(contentsOfFile: path, encoding: .utf8)) } catch {
+            throw PipelineError(.securityFile, "cannot read security file \(path): \(error)")
+        }
+        return try jwtSecret((node as? [String: Any])?["http_jwt_hs256_secret"], path: path)
+    }
+
+    /// The shortest `http_jwt_hs256_secret`: 32 bytes, SHA-256's output size (RFC 7518, 3.2).
+    public static let minimumJWTSecretBytes = 32
+
+    private static func jwtSecret(_ node: Any?, path: String) throws(PipelineError) -> String? {
+        guard let node else { return nil }
+        guard let secret = node as? String, secret.utf8.count >= minimumJWTSecretBytes else {
+            throw PipelineError(.securityFile, "security file \(path): http_jwt_hs256_secret must be a string of at least "
+                + "\(minimumJWTSecretBytes) bytes (openssl rand -base64 48)")
+        }
+        return secret
+    }
+
     /// Loads and validates the security file at `path`.
     public static func load(path: String) throws(PipelineError) -> SecurityConfig {
         let text: String
@@ -46,7 +71,7 @@ public enum SecurityConfigFile {
         guard let root = node as? [String: Any] else {
             throw PipelineError(.securityFile, "security file \(path): the top level must be a mapping")
         }
-        let known: Set<String> = ["secret_key_file", "clients", "http_tokens"]
+        let known: Set<String> = ["secret_key_file", "clients", "http_tokens", "http_jwt_hs256_secret"]
         if let unknown = root.keys.first(where: { !known.contains($0) }) {
             throw PipelineError(.securityFile, "security file \(path): unknown key \"\(unknown)\" (known: \(known.sorted().joined(separator: ", ")))")
         }
@@ -101,6 +126,7 @@ public enum SecurityConfigFile {
         }
         // Read by eventbus-http (``httpTokens(path:)``); checked here so that the broker refuses a broken entry too.
         do { _ = try HTTPTokens.parse(root["http_tokens"]) } catch { throw PipelineError(.securityFile, "security file \(path): \(error)") }
+        _ = try jwtSecret(root["http_jwt_hs256_secret"], path: path)
         let config = SecurityConfig(secretKey: secretKey, clients: clients)
         do { try config.validate() } catch { throw PipelineError(.securityFile, "security file \(path): \(error)") }
         return config

@@ -47,11 +47,12 @@ public final class Supervisor: Service, Sendable {
                 security.clients.append(.init(name: "plugin:\(stage.name)", publicKey: pair.publicKey, roles: [.plugin(stage.name)]))
                 pluginKeys[stage.name] = try CurveClientKeys(secretKey: pair.secretKey, serverKey: serverKey)
             }
-            // The HTTP ingress publishes to `in` and queries: a backend, with a key of this run.
+            // The HTTP ingress publishes to `in`, queries, and streams `out` with the membership
+            // events of `in` and the log's head (STATS): only `admin` may all of that, with a key of this run.
             if config.http != nil {
                 let pair = try CurveKeyPair.generate()
                 security.clients.removeAll { $0.name == HTTPIngressLaunch.name }
-                security.clients.append(.init(name: HTTPIngressLaunch.name, publicKey: pair.publicKey, roles: [.backend]))
+                security.clients.append(.init(name: HTTPIngressLaunch.name, publicKey: pair.publicKey, roles: [.admin]))
                 pluginKeys[HTTPIngressLaunch.name] = try CurveClientKeys(secretKey: pair.secretKey, serverKey: serverKey)
             }
             let probe = try CurveKeyPair.generate()

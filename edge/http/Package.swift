@@ -18,9 +18,11 @@ let package = Package(
         // Named: a path dependency's identity would be the checkout's folder name.
         .package(name: "eventbus", path: "../.."),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
     ],
     targets: [
         // The mapping between HTTP and the bus, as values (the three CloudEvents modes,
@@ -30,8 +32,10 @@ let package = Package(
             dependencies: [
                 .product(name: "EventBus", package: "eventbus"),
                 .product(name: "EventBusSupervisor", package: "eventbus"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),

@@ -12,12 +12,20 @@ public struct IngressConfig: Sendable {
     public var service = "receipts"
     /// The largest body taken: the bus's batch limit, 4 MiB of events (413 `too_large` above).
     public var maxBodyBytes = 4_194_304
+    /// How `GET /v1/stream` paces and bounds its clients.
+    public var stream = StreamSettings()
+    /// The common part of the streams' durable consumer names: one per server on a bus.
+    /// `eventbus-http.pPORT` for a fixed port, so that a restarted server reuses its names;
+    /// with port 0, a random one.
+    public var streamConsumerBase: String
 
     public init(listen: ListenAddress, commandEndpoint: String, access: IngressAccess, allowInsecureBind: Bool = false) {
         self.listen = listen
         self.commandEndpoint = commandEndpoint
         self.access = access
         self.allowInsecureBind = allowInsecureBind
+        streamConsumerBase = listen.port == 0
+            ? "eventbus-http.r" + String(UInt32.random(in: 0...UInt32.max), radix: 16) : "eventbus-http.p\(listen.port)"
     }
 
     /// Refuses to listen beyond this machine without tokens, as the broker refuses to bind

@@ -4,16 +4,20 @@ import Logging
 
 /// The HTTP side of the ingress (docs/http.md): `POST /v1/events` publishes CloudEvents to
 /// stage `in` and answers with their SEQs once the broker has confirmed them durable;
-/// `POST /v1/query/{method}` asks the receipts service. Errors are problem details.
+/// `POST /v1/query/{method}` asks the receipts service; `GET /v1/stream` streams stage `out`
+/// as Server-Sent Events. Errors are problem details.
 public struct IngressServer: Sendable {
     let client: BusClient
     let config: IngressConfig
     let logger: Logger
+    /// The streams of `GET /v1/stream`.
+    public let streams: StreamHub
 
     public init(client: BusClient, config: IngressConfig, logger: Logger) {
         self.client = client
         self.config = config
         self.logger = logger
+        streams = StreamHub(client: client, settings: config.stream, consumerBase: config.streamConsumerBase, logger: logger)
     }
 
     /// Builds the application; run it with `runService()` or in a service group.
@@ -26,6 +30,8 @@ public struct IngressServer: Sendable {
         router.post("/v1/query/:method") { request, context in
             await query(request, method: context.parameters.get("method") ?? "")
         }
+        router.get("/v1/stream") { request, _ in await stream(request) }
+        router.get("/v1/stream/stats") { request, _ in streamStats(request) }
         return Application(
             router: router,
             configuration: .init(address: .hostname(config.listen.host, port: config.listen.port), serverName: "eventbus-http"),
@@ -70,6 +76,34 @@ public struct IngressServer: Sendable {
                 throw HTTPProblem(error)
             }
             return Self.json(result)
+        } catch {
+            return answer(error, to: request)
+        }
+    }
+
+    /// `GET /v1/stream`: stage `out` as Server-Sent Events after the client's position, all
+    /// of it (or `?prefix=`) for a token of `http_tokens`, one user's part for an app token.
+    func stream(_ request: Request) async -> Response {
+        do throws(HTTPProblem) {
+            let principal = try config.access.check(authorization: request.headers[.authorization], for: .stream)
+            let user: String? = if case .user(let user) = principal { user } else { nil }
+            let parameters = request.uri.queryParameters
+            let scope = try StreamScope(user: user, prefix: parameters.get("prefix"))
+            let lastEventID = request.headers.first { $0.name.canonicalName == "last-event-id" }?.value
+            let position = try StreamPosition(lastEventID: lastEventID, after: parameters.get("after"))
+            let session = try await streams.open(scope: scope, position: position)
+            return Response(status: .ok, headers: [.contentType: ServerSentEvent.mediaType, .cacheControl: "no-cache"],
+                            body: ResponseBody { writer in try await session.run(&writer) })
+        } catch {
+            return answer(error, to: request)
+        }
+    }
+
+    /// `GET /v1/stream/stats`: the streams' counters.
+    func streamStats(_ request: Request) -> Response {
+        do throws(HTTPProblem) {
+            try config.access.check(authorization: request.headers[.authorization], for: .stats)
+            return Self.json(streams.counters.json)
         } catch {
             return answer(error, to: request)
         }

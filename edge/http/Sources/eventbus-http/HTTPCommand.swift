@@ -11,10 +11,11 @@ import Logging
 struct HTTPCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "eventbus-http",
-        abstract: "Publish CloudEvents to the bus and query receipts over HTTP (docs/http.md).",
+        abstract: "Publish CloudEvents to the bus, query receipts and stream stage out over HTTP (docs/http.md).",
         discussion: """
             POST /v1/events takes a structured CloudEvent, a batch or a binary-mode event and answers with \
-            the SEQs once the broker has made them durable; POST /v1/query/{method} asks the receipts service. \
+            the SEQs once the broker has made them durable; POST /v1/query/{method} asks the receipts service; \
+            GET /v1/stream streams stage out as Server-Sent Events, resumable with Last-Event-ID. \
             Prints one line, "eventbus-http listening on http://HOST:PORT", once it listens.
             """)
 
@@ -37,6 +38,16 @@ struct HTTPCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The broker's CURVE public key file; or set EVENTBUS_SERVER_KEY[_FILE].", valueName: "FILE"))
     var serverKeyFile: String?
 
+    @Option(help: ArgumentHelp("Seconds between the heartbeat comments of GET /v1/stream.", valueName: "SECONDS"))
+    var streamHeartbeat = 15.0
+
+    @Option(help: ArgumentHelp("Messages one stream client's buffer holds; a client that falls further behind is cut.", valueName: "COUNT"))
+    var streamBuffer = 1_000
+
+    @Option(help: ArgumentHelp("Seconds a cut stream client has to take its last write and the final cut event before its connection is closed.",
+                               valueName: "SECONDS"))
+    var streamCutGrace = 5.0
+
     @Option(help: "Log level on stderr (trace, debug, info, notice, warning, error, critical).")
     var logLevel = "info"
 
@@ -45,6 +56,9 @@ struct HTTPCommand: AsyncParsableCommand {
             throw ValidationError("--secret-key-file and --server-key-file go together")
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level \(logLevel) is not a level") }
+        guard streamHeartbeat >= 0.01, streamHeartbeat <= 3_600 else { throw ValidationError("--stream-heartbeat: from 0.01 to 3600 seconds") }
+        guard streamCutGrace >= 0.01, streamCutGrace <= 3_600 else { throw ValidationError("--stream-cut-grace: from 0.01 to 3600 seconds") }
+        guard streamBuffer >= 1, streamBuffer <= 1_000_000 else { throw ValidationError("--stream-buffer: from 1 to 1000000 messages") }
     }
 
     func run() async throws {
@@ -55,8 +69,14 @@ struct HTTPCommand: AsyncParsableCommand {
         let curve: CurveClientKeys?
         do {
             let tokens = try security.map { path throws(PipelineError) in try SecurityConfigFile.httpTokens(path: path) } ?? .none
-            config = IngressConfig(listen: try ListenAddress(listen), commandEndpoint: commandEndpoint,
-                                   access: IngressAccess(tokens: tokens), allowInsecureBind: allowInsecureBind)
+            let secret = try security.flatMap { path throws(PipelineError) in try SecurityConfigFile.httpJWTSecret(path: path) }
+            let appTokens = try secret.map { secret throws(AppTokenError) in try AppTokenVerifier(secret: secret) }
+            var settings = IngressConfig(listen: try ListenAddress(listen), commandEndpoint: commandEndpoint,
+                                         access: IngressAccess(tokens: tokens, appTokens: appTokens), allowInsecureBind: allowInsecureBind)
+            settings.stream.heartbeat = .milliseconds(Int64((streamHeartbeat * 1_000).rounded()))
+            settings.stream.bufferEvents = streamBuffer
+            settings.stream.cutGrace = .milliseconds(Int64((streamCutGrace * 1_000).rounded()))
+            config = settings
             try config.validate()
             if let secretKeyFile, let serverKeyFile {
                 curve = try CurveClientKeys(secretKeyFile: secretKeyFile, serverKeyFile: serverKeyFile)
@@ -77,7 +97,8 @@ struct HTTPCommand: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data("eventbus-http listening on http://\(host):\(port) (bus \(commandEndpoint))\n".utf8))
         }
         logger.info("starting", metadata: ["http.listen": "\(listen)", "bus.command": "\(commandEndpoint)",
-                                           "http.tokens": "\(config.access.tokens.roles.count)"])
+                                           "http.tokens": "\(config.access.tokens.roles.count)",
+                                           "http.app_tokens": "\(config.access.appTokens != nil)"])
         try await application.runService()
     }
 }

@@ -15,6 +15,8 @@ import ZeroMQ
         "POST /v1/events 503": "busy needs a broker whose disk is full: IngressBusyTests checks it against this file",
         "POST /v1/events 504": "timeout needs a broker that does not answer within 10 s; HTTPProblemTests maps it",
         "POST /v1/query/{method} 503": "unknown_service needs a pipeline that passes a query on unanswered; HTTPProblemTests maps it",
+        "GET /v1/stream 403": "forbidden needs an ingress whose own CURVE key may not CONSUME in/ or STATS (not admin); HTTPProblemTests maps it",
+        "GET /v1/stream 504": "timeout needs a broker that does not answer CONSUME or STATS within 10 s; HTTPProblemTests maps it",
     ]
 
     /// The documented operations: "METHOD PATH" to their responses, by status.
@@ -48,13 +50,15 @@ import ZeroMQ
         var body = ""
         var secured = false
         let expected: Int
+        /// An answer that stays open (text/event-stream), read for a moment.
+        var stream = false
     }
 
     static let backend = ["Authorization": "Bearer c2VjcmV0LWJhY2tlbmQtdG9rZW4tMDAx"]
     static let subscriber = ["Authorization": "Bearer c2VjcmV0LWRhc2hib2FyZC10b2tlbi0wMDI"]
 
     static var calls: [Call] {
-        let events = "/v1/events", query = "/v1/query/{method}"
+        let events = "/v1/events", query = "/v1/query/{method}", stream = "/v1/stream", stats = "/v1/stream/stats"
         let channel = Events.channel("messaging:general", ["ann", "bob"])
         let padding = String(repeating: "p", count: 70_000)
         return [
@@ -73,6 +77,14 @@ import ZeroMQ
             Call(template: query, path: "/v1/query/channel_state", body: #"{"cid":"messaging:nope","viewer":"bob"}"#, expected: 404),
             Call(template: query, path: "/v1/query/unread_counts", body: "{}", secured: true, expected: 401),
             Call(template: query, path: "/v1/query/unread_counts", headers: subscriber, body: "{}", secured: true, expected: 403),
+            Call(template: stream, path: "/v1/stream?after=0", method: "GET", expected: 200, stream: true),
+            Call(template: stream, path: stream, method: "GET", headers: subscriber, secured: true, expected: 200, stream: true),
+            Call(template: stream, path: "/v1/stream?after=x", method: "GET", expected: 400),
+            Call(template: stream, path: "/v1/stream?prefix=in/", method: "GET", expected: 400),
+            Call(template: stream, path: stream, method: "GET", secured: true, expected: 401),
+            Call(template: stats, path: stats, method: "GET", expected: 200),
+            Call(template: stats, path: stats, method: "GET", secured: true, expected: 401),
+            Call(template: stats, path: stats, method: "GET", headers: subscriber, secured: true, expected: 403),
         ]
     }
 
@@ -97,7 +109,7 @@ import ZeroMQ
             for call in Self.calls {
                 let port = call.secured ? servers.secured.port : servers.openPort
                 let exchange = try await HTTPExchange.send("http://127.0.0.1:\(port)\(call.path)", method: call.method, headers: call.headers,
-                                                           body: Array(call.body.utf8))
+                                                           body: Array(call.body.utf8), stream: call.stream)
                 let operation = "\(call.method) \(call.template)"
                 #expect(exchange.status == call.expected, "\(operation) \(call.path): \(exchange.text)")
                 let responses = try #require(operations[operation], "\(operation) is not in docs/openapi.yaml")

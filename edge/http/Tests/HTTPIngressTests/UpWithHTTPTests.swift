@@ -41,16 +41,7 @@ import Testing
     @Test func withKeysTheIngressGetsAKeyAndChecksTokens() async throws {
         let directory = try TemporaryDirectory.create("eventbus-http-keys")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let keygen = try await RunningProcess.run(BuildFolder.eventbus, ["keygen", "--out", directory.appendingPathComponent("broker").path])
-        try #require(keygen.status == 0, "\(keygen.standardError)")
-        let security = directory.appendingPathComponent("security.yaml")
-        try """
-            secret_key_file: broker.secret
-            clients: []
-            http_tokens:
-              "\(Self.backendToken)": backend
-              "\(Self.subscriberToken)": subscriber
-            """.write(to: security, atomically: true, encoding: .utf8)
+        let security = try await SecurityFile.write(in: directory, tokens: [Self.backendToken: "backend", Self.subscriberToken: "subscriber"])
         let port = try EphemeralEndpoint.freePort()
         let up = try UpProcess(arguments: ["--http", "127.0.0.1:\(port)", "--security", security.path],
                                environment: ["EVENTBUS_HTTP": BuildFolder.http])

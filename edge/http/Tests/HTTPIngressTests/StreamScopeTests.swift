@@ -1,0 +1,90 @@
+import HTTPIngress
+import Testing
+
+/// Who sees which event of `out`, with membership followed in log order, without I/O.
+@Suite struct StreamScopeTests {
+    /// The deliveries of a stream's consumer, in log order: `in/` membership events and `out/` events.
+    static func take(_ scope: inout StreamScope, _ deliveries: [(topic: String, event: String)]) -> [String] {
+        deliveries.filter { scope.take(topic: $0.topic, event: Array($0.event.utf8)) }.map(\.topic)
+    }
+
+    static func membership(_ type: String, _ cid: String, _ data: String) -> (topic: String, event: String) {
+        ("in/\(cid)/\(type)", Events.event("\(type)-\(cid)", type, subject: cid, data: data))
+    }
+
+    static func out(_ subject: String, _ type: String = "message.read") -> (topic: String, event: String) {
+        ("out/\(subject)/\(type)", "{}")
+    }
+
+    @Test func aUserSeesTheirChannelsAsMembershipChanges() throws {
+        var bob = try StreamScope(user: "bob", prefix: nil)
+        #expect(bob.consumerPrefixes == ["in/", "out/"] && bob.readsFromStart)
+        let seen = Self.take(&bob, [
+            Self.out("messaging:general"),  // before bob is a member of anything
+            Self.membership("channel.created", "messaging:general", #"{"cid":"messaging:general","members":["ann","bob"]}"#),
+            Self.membership("channel.created", "messaging:secret", #"{"cid":"messaging:secret","members":["ann"]}"#),
+            Self.out("messaging:general", "message.new"),
+            Self.out("messaging:secret", "message.new"),
+            Self.out("@bob", "notification.mark_read"),
+            Self.out("@bobby", "notification.mark_read"),
+            Self.out("@ann", "notification.mark_read"),
+            Self.membership("member.removed", "messaging:general", #"{"cid":"messaging:general","user_id":"bob"}"#),
+            Self.out("messaging:general", "message.new"),
+            Self.membership("member.added", "messaging:secret", #"{"cid":"messaging:secret","user_id":"bob"}"#),
+            Self.out("messaging:secret", "message.delivered"),
+            Self.membership("member.removed", "messaging:secret", #"{"cid":"messaging:secret","user_id":"ann"}"#),
+            Self.out("messaging:secret", "message.deleted"),
+        ])
+        #expect(seen == ["out/messaging:general/message.new", "out/@bob/notification.mark_read",
+                         "out/messaging:secret/message.delivered", "out/messaging:secret/message.deleted"])
+        #expect(bob.membership?.channels == ["messaging:secret"])
+    }
+
+    @Test func membershipFollowsTheReducersRules() throws {
+        var channels = UserChannels(user: "bob")
+        func apply(_ type: String, _ data: String) { channels.apply(type: type, event: Array(Events.event("x", type, subject: "s", data: data).utf8)) }
+        apply("member.added", #"{"cid":"messaging:later","user_id":"bob"}"#)
+        #expect(!channels.contains("messaging:later"), "the reducer rejects member.added to a channel never created")
+        apply("channel.created", #"{"cid":"messaging:later","members":["ann"]}"#)
+        #expect(!channels.contains("messaging:later"))
+        apply("member.added", #"{"cid":"messaging:later","user_id":"bob"}"#)
+        #expect(channels.contains("messaging:later"))
+        apply("channel.created", #"{"cid":"messaging:later","members":["ann"]}"#)
+        #expect(channels.contains("messaging:later"), "a repeated channel.created never removes")
+        apply("member.updated", #"{"cid":"messaging:later","user_id":"bob"}"#)
+        apply("message.new", #"{"cid":"messaging:later"}"#)
+        #expect(channels.channels == ["messaging:later"])
+        apply("member.removed", #"{"cid":"messaging:later","user_id":"bobby"}"#)
+        #expect(channels.contains("messaging:later"))
+        apply("member.removed", #"{"cid":"messaging:later","user_id":"bob"}"#)
+        #expect(channels.channels.isEmpty)
+    }
+
+    @Test func aTokenOfARoleSeesEverythingUnderItsPrefix() throws {
+        var all = try StreamScope(user: nil, prefix: nil)
+        #expect(all.consumerPrefixes == ["out/"] && !all.readsFromStart)
+        let deliveries = [Self.out("messaging:general"), Self.out("@ann"), Self.out("messaging:other")]
+        #expect(Self.take(&all, deliveries) == deliveries.map(\.topic))
+        var one = try StreamScope(user: nil, prefix: "out/messaging:general/")
+        #expect(one.consumerPrefixes == ["out/messaging:general/"])
+        #expect(Self.take(&one, deliveries) == ["out/messaging:general/message.read"])
+        var bobsOwn = try StreamScope(user: "bob", prefix: "out/@bob/")
+        #expect(Self.take(&bobsOwn, [Self.out("@bob"), Self.out("@ann"), Self.out("messaging:general")]) == ["out/@bob/message.read"])
+    }
+
+    @Test func aPrefixOutsideOutIs400() {
+        for prefix in ["in/", "diag/", "", "ou"] {
+            #expect(throws: HTTPProblem.self, "\(prefix)") { try StreamScope(user: nil, prefix: prefix) }
+        }
+    }
+
+    @Test func consumerNamesAreReused() {
+        var pool = ConsumerNamePool(base: "eventbus-http.p8080")
+        #expect([pool.take(), pool.take(), pool.take()] == ["eventbus-http.p8080.0", "eventbus-http.p8080.1", "eventbus-http.p8080.2"])
+        pool.give("eventbus-http.p8080.1")
+        pool.give("eventbus-http.p9090.0")
+        #expect(pool.count == 2)
+        #expect(pool.take() == "eventbus-http.p8080.1")
+        #expect(pool.take() == "eventbus-http.p8080.3")
+    }
+}
