@@ -78,9 +78,14 @@ struct FilterDriver {
             events.append((subject, payload.type.rawValue,
                            Self.envelope(type: payload.type.rawValue, subject: subject, data: data.serialized(), id: "in\(seq)", time: time)))
         }
-        for output in reducer.apply(input) where output.stage == "out" {
-            events.append((output.subject, output.type,
-                           Self.envelope(type: output.type, subject: output.subject, data: output.data, id: "r\(seq)-\(events.count)", time: time)))
+        for output in reducer.apply(input) {
+            let bytes = Self.envelope(type: output.type, subject: output.subject, data: output.data, id: "r\(seq)-\(events.count)", time: time)
+            if output.stage == "out" {
+                events.append((output.subject, output.type, bytes))
+            } else if output.type == EventType.receiptSuppressed.rawValue {
+                // The reducer audits an ack made with its receipt hidden itself (docs/events.md rule 19).
+                audit.append(try JSONParser.parse(bytes))
+            }
         }
         return try runFilters(events)
     }

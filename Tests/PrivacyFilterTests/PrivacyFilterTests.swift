@@ -146,6 +146,7 @@ import Testing
         // Nothing of the payload: not the user, the message or the time.
         let text = String(decoding: data.serialized(), as: UTF8.self)
         #expect(!text.contains("bob") && !text.contains("m2") && !text.contains("04:00"))
-        #expect(driver.filters[0].state.suppressed[.userSetting] == 1)
+        // The reducer withheld it at the source (docs/events.md rule 19): the filter saw nothing to suppress.
+        #expect(driver.filters[0].state.suppressed[.userSetting] == nil)
     }
 }

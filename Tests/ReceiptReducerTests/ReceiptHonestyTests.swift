@@ -70,9 +70,10 @@ import Testing
     @Test func aReadWithReadReceiptsOffGivesNoDeliveryTimeAndALaterDeliveryStillShows() throws {
         var s = team()
         readReceipts(&s, "bob", false)
-        // bob reads m3 at 10:00: the event is for read-privacy to withhold; nothing public moves.
+        // bob reads m3 at 10:00: nothing public moves; the audit and his own devices hear of it.
         let read = s.read(cid, "bob", "m3", at: Self.at("10:00"))
-        #expect(read.map(\.type) == ["message.read", "notification.mark_read"])
+        #expect(read.map(\.type) == ["receipt.suppressed", "notification.mark_read"])
+        #expect(read.first?.stage == "diag" && read.first?.json["reason"] == .string("user_setting"))
         #expect(s.reducer.deliveredWatermark(cid: cid, userID: "bob") == .some(nil))
         let before = try entry(s, "bob", viewer: "ann")
         #expect(before?["last_delivered_at"] == .null)
@@ -100,7 +101,7 @@ import Testing
     @Test func aDeliveryWithDeliveryReceiptsOffMovesOnlyTheOwnWatermark() throws {
         var s = team()
         s.send(.userUpdated(userID: "bob", deliveryReceipts: false, readReceipts: nil))
-        #expect(s.delivered(cid, "bob", "m2").map(\.type) == ["message.delivered"])  // for delivery-privacy to withhold
+        #expect(s.delivered(cid, "bob", "m2").map(\.type) == ["receipt.suppressed"])  // audited, not told
         #expect(s.delivered(cid, "bob", "m2").isEmpty)  // a duplicate: nothing
         #expect(s.reducer.deliveredWatermark(cid: cid, userID: "bob") == .some(nil))
         s.send(.userUpdated(userID: "bob", deliveryReceipts: true, readReceipts: nil))
@@ -187,12 +188,33 @@ extension ReceiptHonestyTests {
     @Test func aThreadReadWithReceiptsOffIsNeverShownAndLeavesTheDeliveryToTheDevice() throws {
         var s = thread()
         readReceipts(&s, "bob", false)
-        #expect(s.read(cid, "bob", "r2", at: Self.at("10:00")).map(\.type) == ["message.read", "notification.mark_read"])
+        #expect(s.read(cid, "bob", "r2", at: Self.at("10:00")).map(\.type) == ["receipt.suppressed", "notification.mark_read"])
         readReceipts(&s, "bob", true)
         let seen = try participant(s, "bob", viewer: "ann")
         #expect(seen?["last_read_message_id"] == .null && seen?["last_delivered_message_id"] == .null)
         #expect(try participant(s, "bob", viewer: "bob")?["unread_replies"] == num(0))
         let delivered = s.delivered(cid, "bob", "r2", at: Self.at("10:05"))
         #expect(delivered.first?.json["last_delivered_at"] == .string(Self.at("10:05")))
+    }
+}
+
+extension ReceiptHonestyTests {
+    /// Found by `make chaos` (seed 11860895012998422386, reducer-only round): a delivery
+    /// acked with delivery receipts off and acked again once they were on went to `out`
+    /// twice, m1 then m1 — and a hidden read ahead of a later shown one would have gone
+    /// backwards. Hidden acks now become no event at all: `out` only ever moves forward.
+    @Test func anAckHiddenThenShownReachesOutOnceSeed11860895012998422386() {
+        var s = team()
+        s.send(.userUpdated(userID: "bob", deliveryReceipts: false, readReceipts: false))
+        var out: [ReducerOutput] = []
+        out += s.delivered(cid, "bob", "m1")
+        out += s.read(cid, "bob", "m3")
+        s.send(.userUpdated(userID: "bob", deliveryReceipts: true, readReceipts: true))
+        out += s.delivered(cid, "bob", "m1")
+        out += s.read(cid, "bob", "m2")
+        let channel = out.filter { $0.stage == "out" && $0.subject == cid }
+        #expect(channel.map(\.type) == ["message.delivered", "message.read"])
+        #expect(channel.map { $0.json["last_delivered_message_id"] ?? $0.json["last_read_message_id"] } == [.string("m1"), .string("m2")])
+        #expect(out.filter { $0.type == "receipt.suppressed" }.count == 2)
     }
 }

@@ -274,6 +274,20 @@ struct ReferenceModel {
             ] + counts(ch, m))
     }
 
+    /// The SEQ of the input being applied (the audits name it).
+    var applying: UInt64 = 0
+
+    /// The audit of an ack made with that receipt hidden (rule 19), on `diag`.
+    func suppressed(_ c: Int, _ user: String, read: Bool) -> ReducerOutput {
+        Self.output(
+            "diag", "receipt.suppressed", channels[c].cid,
+            [
+                ("seq", .number(String(applying))), ("type", .string(read ? "message.read" : "message.delivered")),
+                ("reason", .string((read ? readOff : deliveryOff).contains(user) ? "user_setting" : "channel_type")),
+                ("policy", .string(read ? "read-privacy" : "delivery-privacy")),
+            ])
+    }
+
     /// Whether `user`'s receipts of a kind are shown in the channel now (their setting, the type's toggle).
     func shows(read: Bool, _ c: Int, _ user: String) -> Bool {
         let type = String(channels[c].cid.prefix { $0 != ":" })
@@ -293,6 +307,7 @@ struct ReferenceModel {
     }
 
     mutating func apply(_ input: ReducerInput) -> [ReducerOutput] {
+        applying = input.seq
         let now = input.time ?? "1970-01-01T00:00:00.000Z"
         switch input.payload {
         case .channelCreated(let cid, let members):
@@ -365,11 +380,10 @@ struct ReferenceModel {
             if ownMoved { channels[c].members[i].ownDelivered = p }
             defer { settleOwn(c, i) }
             guard p > m.delivered, ownMoved || shows(read: false, c, user) else { return [] }
-            if shows(read: false, c, user) {
-                channels[c].members[i].delivered = p
-                channels[c].members[i].deliveredTime = at ?? now
-                Self.forward(&channels[c].members[i].deliveredCrossings, p, at ?? now)
-            }
+            guard shows(read: false, c, user) else { return [suppressed(c, user, read: false)] }
+            channels[c].members[i].delivered = p
+            channels[c].members[i].deliveredTime = at ?? now
+            Self.forward(&channels[c].members[i].deliveredCrossings, p, at ?? now)
             return [
                 Self.output(
                     "out", "message.delivered", cid,
@@ -421,7 +435,7 @@ struct ReferenceModel {
             var outputs: [ReducerOutput] = []
             for c in channels.indices.sorted(by: { channels[$0].cid < channels[$1].cid }) {
                 guard let i = channels[c].current(user) else { continue }
-                outputs += readUpTo(c, i, channels[c].latest, at ?? now).filter { $0.type == "message.read" }
+                outputs += readUpTo(c, i, channels[c].latest, at ?? now).filter { $0.type != "notification.mark_read" }
             }
             let t = totals(user)
             outputs.append(
@@ -574,7 +588,7 @@ struct ReferenceModel {
                 }
                 outputs.append(threadEvent(c, t, user, read: true, p, time))
             } else if ownMoved {
-                outputs.append(threadEvent(c, t, user, read: true, p, time))
+                outputs.append(suppressed(c, user, read: true))
             }
         }
         if ownMoved {
@@ -589,11 +603,10 @@ struct ReferenceModel {
         let ownMoved = p > m.myDelivered
         if ownMoved { channels[c].threads[t].participants[i].ownDelivered = p }
         guard p > m.delivered, ownMoved || shows(read: false, c, user) else { return [] }
-        if shows(read: false, c, user) {
-            channels[c].threads[t].participants[i].delivered = p
-            channels[c].threads[t].participants[i].deliveredTime = time
-            Self.forward(&channels[c].threads[t].participants[i].deliveredCrossings, p, time)
-        }
+        guard shows(read: false, c, user) else { return [suppressed(c, user, read: false)] }
+        channels[c].threads[t].participants[i].delivered = p
+        channels[c].threads[t].participants[i].deliveredTime = time
+        Self.forward(&channels[c].threads[t].participants[i].deliveredCrossings, p, time)
         return [threadEvent(c, t, user, read: false, p, time)]
     }
 
@@ -633,7 +646,7 @@ struct ReferenceModel {
                 }
                 outputs.append(readEvent(c, m.user, p, time))
             } else if ownMoved {
-                outputs.append(readEvent(c, m.user, p, time))
+                outputs.append(suppressed(c, m.user, read: true))
             }
         }
         settleOwn(c, i)

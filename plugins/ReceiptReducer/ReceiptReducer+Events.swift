@@ -144,7 +144,7 @@ extension ReceiptReducer {
         case .success(let found): target = found
         }
         if let t = channels[target.ci].thread(ofReply: target.position) {
-            return threadDelivered(target.ci, t, target.user, to: target.position, time: timeCode(at, input))
+            return threadDelivered(target.ci, t, target.user, to: target.position, time: timeCode(at, input), seq: input.seq)
         }
         let (ci, slot, position) = (target.ci, target.slot, target.position)
         var own = channels[ci].ownWatermarks(slot)
@@ -158,8 +158,8 @@ extension ReceiptReducer {
                 channels[ci].setDelivered(slot: slot, to: position, time: time, flags: userFlags[Int(target.user)])
                 outputs.append(deliveredEvent(ci, slot))
             } else if ownMoved {
-                // Hidden (rule 19): the public watermark stays; the event is for delivery-privacy to withhold.
-                outputs.append(withheldEvent(ci, target.user, .messageDelivered, position: position, time: time))
+                // Hidden (rule 19): the public watermark stays, and nobody is told but the audit.
+                outputs.append(suppressedEvent(seq: input.seq, ci, target.user, .messageDelivered))
             }
         }
         channels[ci].setOwn(own, slot: slot)
@@ -174,9 +174,9 @@ extension ReceiptReducer {
             return [reject(input, cid: cid, userID: userID, messageID: messageID, reason)]
         case .success(let target):
             if let t = channels[target.ci].thread(ofReply: target.position) {
-                return threadRead(target.ci, t, target.user, to: target.position, time: timeCode(at, input))
+                return threadRead(target.ci, t, target.user, to: target.position, time: timeCode(at, input), seq: input.seq)
             }
-            return readForward(target.ci, target.slot, target.user, to: target.position, time: timeCode(at, input))
+            return readForward(target.ci, target.slot, target.user, to: target.position, time: timeCode(at, input), seq: input.seq)
         }
     }
 
@@ -186,7 +186,7 @@ extension ReceiptReducer {
             return [reject(input, cid: cid, userID: userID, messageID: nil, reason)]
         case .success(let target):
             let latest = channels[target.ci].latest
-            return readForward(target.ci, target.slot, target.user, to: latest, time: timeCode(at, input))
+            return readForward(target.ci, target.slot, target.user, to: latest, time: timeCode(at, input), seq: input.seq)
         }
     }
 
@@ -195,10 +195,10 @@ extension ReceiptReducer {
     /// `message.read` to the channel when the public watermark moves (or, if
     /// hidden, when the own one passes it, for read-privacy to withhold) and
     /// `notification.mark_read` to the reader's devices when the own one moves.
-    private mutating func readForward(_ ci: Int, _ slot: Int32, _ user: UInt32, to position: Int32, time: Int64)
+    private mutating func readForward(_ ci: Int, _ slot: Int32, _ user: UInt32, to position: Int32, time: Int64, seq: UInt64)
         -> [ReducerOutput]
     {
-        let (channelEvent, ownMoved) = moveRead(ci, slot, user, to: position, time: time)
+        let (channelEvent, ownMoved) = moveRead(ci, slot, user, to: position, time: time, seq: seq)
         var outputs: [ReducerOutput] = []
         if let channelEvent { outputs.append(channelEvent) }
         if ownMoved { outputs.append(markReadEvent(ci, slot, user)) }
@@ -208,7 +208,7 @@ extension ReceiptReducer {
     /// Moves the read watermarks forward to `position` (see ``readForward``):
     /// the `message.read` to emit to the channel, if any, and whether the own
     /// read watermark moved.
-    private mutating func moveRead(_ ci: Int, _ slot: Int32, _ user: UInt32, to position: Int32, time: Int64)
+    private mutating func moveRead(_ ci: Int, _ slot: Int32, _ user: UInt32, to position: Int32, time: Int64, seq: UInt64)
         -> (channelEvent: ReducerOutput?, ownMoved: Bool)
     {
         var own = channels[ci].ownWatermarks(slot)
@@ -230,8 +230,8 @@ extension ReceiptReducer {
                 }
                 channelEvent = readEvent(ci, slot)
             } else if ownMoved {
-                // Hidden (rule 19): the public watermarks stay; the event is for read-privacy to withhold.
-                channelEvent = withheldEvent(ci, user, .messageRead, position: position, time: time)
+                // Hidden (rule 19): the public watermarks stay, and nobody is told but the audit.
+                channelEvent = suppressedEvent(seq: seq, ci, user, .messageRead)
             }
         }
         channels[ci].setOwn(own, slot: slot)
@@ -261,7 +261,7 @@ extension ReceiptReducer {
             for ci in order.map({ Int($0) }) {
                 // userChannels lists only channels where the user has a current slot.
                 let slot = channels[ci].slots[user]!
-                if let channelEvent = moveRead(ci, slot, user, to: channels[ci].latest, time: time).channelEvent {
+                if let channelEvent = moveRead(ci, slot, user, to: channels[ci].latest, time: time, seq: input.seq).channelEvent {
                     outputs.append(channelEvent)
                 }
             }

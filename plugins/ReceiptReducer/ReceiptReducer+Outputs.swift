@@ -67,16 +67,22 @@ extension ReceiptReducer {
                               timeKey: "last_read", position: record.readPosition, time: record.readTime)
     }
 
-    /// A `message.read` or `message.delivered` to the channel for an ack
-    /// made while that receipt is hidden (rule 19): the own watermark it
-    /// moved, for the privacy filter to withhold (and audit). The public
-    /// watermark did not move; without the filter the event passes as it is.
-    func withheldEvent(_ ci: Int, _ user: UInt32, _ type: EventType, position: Int32, time: Int64) -> ReducerOutput {
-        type == .messageRead
-            ? watermarkEvent(ci, user, type: type, idKey: "last_read_message_id", timeKey: "last_read", position: position,
-                             time: time)
-            : watermarkEvent(ci, user, type: type, idKey: "last_delivered_message_id", timeKey: "last_delivered_at",
-                             position: position, time: time)
+    /// The audit of an ack made while that receipt is hidden (rule 19): the
+    /// public watermark did not move, so no `message.read` / `message.delivered`
+    /// goes out; instead a `receipt.suppressed` on `diag`, as a privacy
+    /// filter writes it (`{seq, type, reason, policy}`, nothing of the
+    /// payload; the user's setting is reported first).
+    func suppressedEvent(seq: UInt64, _ ci: Int, _ user: UInt32, _ type: EventType) -> ReducerOutput {
+        let flag: PrivacyFlags = type == .messageRead ? .readOff : .deliveryOff
+        var writer = JSONWriter(capacity: 112)
+        writer.beginObject()
+        writer.key(plain: "seq"); writer.uint(seq)
+        writer.key(plain: "type"); writer.string(type.wireName)
+        writer.key(plain: "reason"); writer.string(userFlags[Int(user)].contains(flag) ? "user_setting" : "channel_type")
+        writer.key(plain: "policy"); writer.string(type == .messageRead ? "read-privacy" : "delivery-privacy")
+        writer.endObject()
+        return ReducerOutput(
+            stage: "diag", type: EventType.receiptSuppressed.wireName, subject: channels[ci].cid, data: writer.bytes)
     }
 
     // The events below read the channel through `channels[ci]` each time: a

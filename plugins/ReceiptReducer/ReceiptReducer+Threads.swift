@@ -7,7 +7,9 @@ extension ReceiptReducer {
     /// `message.read` of a reply: the participant's own thread read watermark
     /// forward and, if the read is shown, the public one (delivered with it
     /// when delivery receipts are shown too), as for a channel (rules 18, 19).
-    mutating func threadRead(_ ci: Int, _ t: Int, _ user: UInt32, to position: Int32, time: Int64) -> [ReducerOutput] {
+    mutating func threadRead(_ ci: Int, _ t: Int, _ user: UInt32, to position: Int32, time: Int64, seq: UInt64)
+        -> [ReducerOutput]
+    {
         guard let i = channels[ci].threads[t].participant(user) else { return [] }
         let record = channels[ci].threads[t].participants[i]
         let ownMoved = position > record.ownRead
@@ -24,8 +26,8 @@ extension ReceiptReducer {
                 if shows(.deliveryOff, ci, user) { channels[ci].setThreadDelivered(t, i, to: position, time: time) }
                 outputs.append(threadWatermarkEvent(ci, t, user, .messageRead, position: position, time: time))
             } else if ownMoved {
-                // Hidden (rule 19): for read-privacy to withhold; the public watermarks stay.
-                outputs.append(threadWatermarkEvent(ci, t, user, .messageRead, position: position, time: time))
+                // Hidden (rule 19): the public watermarks stay, and nobody is told but the audit.
+                outputs.append(suppressedEvent(seq: seq, ci, user, .messageRead))
             }
         }
         if ownMoved {
@@ -37,7 +39,7 @@ extension ReceiptReducer {
 
     /// `message.delivered` of a reply: the own thread delivered watermark
     /// forward and, if delivery receipts are shown, the public one.
-    mutating func threadDelivered(_ ci: Int, _ t: Int, _ user: UInt32, to position: Int32, time: Int64)
+    mutating func threadDelivered(_ ci: Int, _ t: Int, _ user: UInt32, to position: Int32, time: Int64, seq: UInt64)
         -> [ReducerOutput]
     {
         guard let i = channels[ci].threads[t].participant(user) else { return [] }
@@ -45,7 +47,8 @@ extension ReceiptReducer {
         let ownMoved = position > record.ownDelivered
         if ownMoved { channels[ci].threads[t].participants[i].ownDelivered = position }
         guard position > record.deliveredPosition, ownMoved || shows(.deliveryOff, ci, user) else { return [] }
-        if shows(.deliveryOff, ci, user) { channels[ci].setThreadDelivered(t, i, to: position, time: time) }
+        guard shows(.deliveryOff, ci, user) else { return [suppressedEvent(seq: seq, ci, user, .messageDelivered)] }
+        channels[ci].setThreadDelivered(t, i, to: position, time: time)
         return [threadWatermarkEvent(ci, t, user, .messageDelivered, position: position, time: time)]
     }
 
