@@ -22,6 +22,7 @@ from zmq.utils.monitor import recv_monitor_message
 from .errors import (BadArgsError, BusError, BusyError, ConsumerEndedError, EventBusError, NoReplyError,
                      error_from_reply)
 from .keys import CurveKeys
+from .topic import TopicFields
 
 __all__ = ["Client", "Consumer", "Delivery", "Event", "make_event", "encode_event",
            "DEFAULT_COMMAND", "DEFAULT_STREAM"]
@@ -62,7 +63,7 @@ def encode_event(event: Event) -> bytes:
 
 
 @dataclass(frozen=True)
-class Delivery:
+class Delivery(TopicFields):
     """One event delivered to a durable consumer (an EVT, or one event of an EVTS).
 
     ``data`` holds the event's bytes exactly as logged; :meth:`event` parses them."""
@@ -71,27 +72,6 @@ class Delivery:
     seq: int
     topic: str
     data: bytes
-
-    @property
-    def stage(self) -> str:
-        """The first segment of the topic (``STAGE/SUBJECT/TYPE``)."""
-        return self.topic.split("/", 1)[0]
-
-    @property
-    def subject(self) -> str:
-        """The event's subject, read from the topic without parsing the event."""
-        return self.topic.split("/")[1]
-
-    @property
-    def type(self) -> str:
-        """The event's type, read from the topic without parsing the event."""
-        return self.topic.rsplit("/", 1)[-1]
-
-    def event(self) -> Dict[str, Any]:
-        """The event, parsed from its JSON bytes (each call parses again)."""
-        value = json.loads(self.data)
-        assert isinstance(value, dict)
-        return value
 
 
 def _decode_evts(name: str, batch: bytes) -> List[Delivery]:

@@ -8,17 +8,17 @@ stream event is where such a consumer would resume.
 """
 from __future__ import annotations
 
-import json
 import struct
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Iterator, List, Optional, Sequence, Union
 
 import zmq
 
 from .client import DEFAULT_STREAM
 from .errors import NoReplyError
 from .keys import CurveKeys
+from .topic import TopicFields
 
 if TYPE_CHECKING:
     from .client import Client
@@ -27,33 +27,12 @@ __all__ = ["Subscription", "StreamEvent"]
 
 
 @dataclass(frozen=True)
-class StreamEvent:
+class StreamEvent(TopicFields):
     """One stream message: its topic, its SEQ (sent as 8 bytes big-endian) and its bytes."""
 
     seq: int
     topic: str
     data: bytes
-
-    @property
-    def stage(self) -> str:
-        """``out`` or ``diag``."""
-        return self.topic.split("/", 1)[0]
-
-    @property
-    def subject(self) -> str:
-        """The event's subject, from the topic."""
-        return self.topic.split("/")[1]
-
-    @property
-    def type(self) -> str:
-        """The event's type, from the topic."""
-        return self.topic.rsplit("/", 1)[-1]
-
-    def event(self) -> Dict[str, Any]:
-        """The event, parsed from its JSON bytes."""
-        value = json.loads(self.data)
-        assert isinstance(value, dict)
-        return value
 
 
 class Subscription:
