@@ -28,23 +28,11 @@ import Testing
         try example.runQueries(after: 0, on: reducer)
         for step in example.steps {
             let produced = try step.apply(to: &reducer)
-            let expected = produced.enumerated().map { n, output in
-                EventsDoc.envelope(of: output, seq: step.number, n: n, time: step.time)
-            }
             for output in produced {
                 // Outputs are told apart on the page by type: receipt.* go to diag, everything else to out.
                 #expect(output.stage == (output.type.hasPrefix("receipt.") ? Stage.diag : Stage.out), "\(output)")
             }
-            if step.documentedOutputs != .array(expected) {
-                Issue.record(
-                    """
-                    docs/events.md line \(step.outputLine): step \(step.number)'s outputs differ from the reducer's. \
-                    It emits:
-                    ```json step=\(step.number) output
-                    \(EventsDoc.render(expected))
-                    ```
-                    """)
-            }
+            example.checkOutputs(of: step, produced)
             try example.runQueries(after: step.number, on: reducer)
             for table in tables { table.check(after: step.number, reducer) }
         }
@@ -414,6 +402,23 @@ struct WorkedExample {
                 reply: try reply.json(), line: reply.line))
         }
         guard !queries.isEmpty else { throw DocError("the page has no queries") }
+    }
+
+    /// Compares what the reducer `produced` for `step` with the page's output block,
+    /// recording the block to paste when they differ.
+    func checkOutputs(of step: Step, _ produced: [ReducerOutput]) {
+        let expected = produced.enumerated().map { n, output in
+            EventsDoc.envelope(of: output, seq: step.number, n: n, time: step.time)
+        }
+        guard step.documentedOutputs != .array(expected) else { return }
+        Issue.record(
+            """
+            \(page) line \(step.outputLine): step \(step.number)'s outputs differ from the reducer's. \
+            It emits:
+            ```json step=\(step.number) output
+            \(EventsDoc.render(expected))
+            ```
+            """)
     }
 
     /// Asks the queries documented after step `after` and compares the replies.

@@ -15,20 +15,7 @@ import Testing
         try #require(example.queries.count >= 3, "the privacy example has too few queries")
         var reducer = ReceiptReducer()
         for step in example.steps {
-            let produced = try step.apply(to: &reducer)
-            let expected = produced.enumerated().map { n, output in
-                EventsDoc.envelope(of: output, seq: step.number, n: n, time: step.time)
-            }
-            if step.documentedOutputs != .array(expected) {
-                Issue.record(
-                    """
-                    docs/privacy.md line \(step.outputLine): step \(step.number)'s outputs differ from the reducer's. \
-                    It emits:
-                    ```json step=\(step.number) output
-                    \(EventsDoc.render(expected))
-                    ```
-                    """)
-            }
+            example.checkOutputs(of: step, try step.apply(to: &reducer))
             try example.runQueries(after: step.number, on: reducer)
         }
     }

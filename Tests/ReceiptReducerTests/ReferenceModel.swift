@@ -70,17 +70,6 @@ struct ReferenceModel {
         if crossings.count > crossingsKept { crossings.removeFirst() }
     }
 
-    /// A move back to `position`: the crossings past it are forgotten, but
-    /// the messages up to it stay passed when the first of them passed them.
-    static func back(_ crossings: inout [Crossing], _ position: Int) {
-        let kept = crossings.filter { $0.position <= position }
-        if position >= 0, kept.last?.position != position, let first = crossings.first(where: { $0.position > position }) {
-            crossings = kept + [Crossing(position: position, time: first.time)]
-        } else {
-            crossings = kept
-        }
-    }
-
     /// When a watermark passed the message at `position`: the first crossing at or after it.
     static func passed(_ crossings: [Crossing], _ position: Int) -> String? {
         crossings.first { $0.position >= position }?.time

@@ -244,8 +244,7 @@ extension ReceiptReducer {
         guard !userFlags[Int(user)].contains(flag) else { return false }
         // Most deployments toggle no channel type: no hashing on their acks.
         guard !typeFlags.isEmpty else { return true }
-        let typeName = String(channels[ci].cid.prefix { $0 != ":" })
-        return !(typeFlags[typeName]?.contains(flag) ?? false)
+        return !(typeFlags[channels[ci].typeName]?.contains(flag) ?? false)
     }
 
     /// `notification.mark_all_read`: every channel the user is a member of read to its latest

@@ -64,8 +64,7 @@ extension ReceiptReducer {
     {
         let channel = channels[ci]
         let viewer = userIndex[viewerID]
-        let typeName = String(channel.cid.prefix { $0 != ":" })
-        let type = typeFlags[typeName] ?? []
+        let type = typeFlags[channel.typeName] ?? []
         let viewerFlags = viewer.map { userFlags[Int($0)] } ?? []
         let read: Visibility.Mode = type.contains(.readOff) ? .all : .bySetting
         let delivery: Visibility.Mode = type.contains(.deliveryOff) ? .all : .bySetting

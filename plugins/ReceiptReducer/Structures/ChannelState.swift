@@ -19,6 +19,8 @@ struct ChannelState: Sendable {
 
     /// The channel id.
     let cid: String
+    /// Its channel type, the `TYPE` of `TYPE:ID` (the privacy toggles' key).
+    let typeName: String
     /// Message ids by position.
     var messageIDs: [String] = []
     /// Sender and flags by position.
@@ -77,6 +79,7 @@ struct ChannelState: Sendable {
 
     init(cid: String) {
         self.cid = cid
+        typeName = String(cid.prefix { $0 != ":" })
     }
 
     /// The last channel message's position (a thread reply not shown in the
