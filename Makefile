@@ -61,8 +61,12 @@ test:
 	done
 	$(MAKE) test-formal test-swift test-examples test-edges test-python test-chaos
 
+# The whole output goes to .build/test-swift.log too; on a failure scripts/test-report.sh
+# prints the failed tests, those still running and any crash's backtrace last.
 test-swift:
-	$(TEST_ENV) $(SWIFT) test --skip-build
+	@mkdir -p .build
+	@bash -c 'set -o pipefail; $(TEST_ENV) $(SWIFT) test --skip-build 2>&1 | tee .build/test-swift.log' \
+		|| { scripts/test-report.sh .build/test-swift.log; exit 1; }
 
 test-examples:
 	@for package in $(EXAMPLES_WITH_TESTS); do \

@@ -232,7 +232,7 @@ let package = Package(
             providers: [.apt(["libnats-dev"])]
         ),
         .target(name: "NATS", dependencies: ["CNATS"], swiftSettings: strict),
-        .testTarget(name: "NATSTests", dependencies: ["NATS"], swiftSettings: strict),
+        .testTarget(name: "NATSTests", dependencies: ["NATS", "EventBusTesting"], swiftSettings: strict),
         // The JetStream backend: a local cluster of nats-servers and the stateless EB1 gateway.
         .target(
             name: "EventBusJetStream",

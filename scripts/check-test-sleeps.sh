@@ -12,3 +12,13 @@ if [ -n "$found" ]; then
     echo "$found"
     exit 1
 fi
+# Swift Testing's `.timeLimit` cancels the test's own task, and Swift 6.3's test
+# cancellation can crash the whole test process (a CI run died in
+# pthread_mutex_trylock under Testing's _cancel): guard a hang with
+# EventBusTesting's withDeadline, which cancels only a child task.
+limits=$(grep -rnE '\.timeLimit\(' Tests examples/*/Tests edge/*/Tests --include='*.swift' || true)
+if [ -n "$limits" ]; then
+    echo "A test uses .timeLimit: guard the hang with withDeadline (Sources/EventBusTesting/Deadline.swift) instead:"
+    echo "$limits"
+    exit 1
+fi

@@ -26,6 +26,10 @@ public struct GatewayConfig: Sendable, Equatable {
     public var orderFence: Duration
     /// The services a REQ may name before any plugin declared one in HELLO (the broker's default).
     public var services: [String] = ["receipts"]
+    /// How long the gateway waits, when it makes a stage's stream, for enough peers to be
+    /// online to place its replicas (a cluster that just started, or one node still
+    /// coming back); then it exits naming the servers.
+    public var peerWait: Duration = .seconds(30)
 
     public init(servers: [String], commandEndpoint: String = WireProtocol.defaultCommandEndpoint,
                 pipeline: [String] = [], replicas: Int? = nil, duplicateWindow: Duration = .seconds(600),

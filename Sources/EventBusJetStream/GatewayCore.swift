@@ -1,4 +1,5 @@
 import EventBus
+import Foundation
 import Logging
 import NATS
 import ZeroMQ
@@ -123,12 +124,7 @@ final class GatewayCore {
                 ])
             }
         } catch where error.isNotFound {
-            do {
-                try jetStream.addStream(stream.config(replicas: config.replicas, duplicateWindow: config.duplicateWindow))
-                logger.info("stream created", metadata: ["nats.stream": "\(stream.name)", "nats.replicas": "\(config.replicas)"])
-            } catch {
-                throw .streamUnavailable(stream: stream.name, servers: config.servers, error)
-            }
+            try addStream(stream, config: config, jetStream: jetStream, logger: logger)
         } catch {
             throw .streamUnavailable(stream: stream.name, servers: config.servers, error)
         }
@@ -138,6 +134,29 @@ final class GatewayCore {
             }
         } catch {
             throw .streamUnavailable(stream: stream.name, servers: config.servers, error)
+        }
+    }
+
+    /// Adds the stage's stream. A cluster that just started may not know all its peers are
+    /// up yet ("no suitable peers for placement"): that answer is retried for up to
+    /// `config.peerWait`, the others fail at once.
+    static func addStream(_ stream: StageStream, config: GatewayConfig, jetStream: JetStream,
+                          logger: Logger) throws(GatewayError) {
+        let clock = ContinuousClock()
+        let deadline = clock.now + config.peerWait
+        while true {
+            do {
+                try jetStream.addStream(stream.config(replicas: config.replicas, duplicateWindow: config.duplicateWindow))
+                logger.info("stream created", metadata: ["nats.stream": "\(stream.name)", "nats.replicas": "\(config.replicas)"])
+                return
+            } catch where error.isNoPeers && clock.now < deadline {
+                logger.info("too few peers online for the stream yet; retrying", metadata: [
+                    "nats.stream": "\(stream.name)", "nats.replicas": "\(config.replicas)",
+                ])
+                Thread.sleep(forTimeInterval: 0.25)
+            } catch {
+                throw .streamUnavailable(stream: stream.name, servers: config.servers, error)
+            }
         }
     }
 

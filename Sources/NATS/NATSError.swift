@@ -56,6 +56,10 @@ public struct NATSError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `true` when nobody listens on the subject (`NATS_NO_RESPONDERS`): for JetStream, no
     /// stream (or no leader yet) takes it, and nothing was stored.
     public var isNoResponders: Bool { status == NATS_NO_RESPONDERS.rawValue }
+    /// `true` when the cluster has too few peers online to place a stream's replicas
+    /// (`JSClusterNoPeersErr`, 10005): right after the servers start, before each has
+    /// told the meta leader it is up, or while one is down.
+    public var isNoPeers: Bool { jetStreamCode == Int(JSClusterNoPeersErr.rawValue) }
     /// `true` when the connection is closed (`NATS_CONNECTION_CLOSED`).
     public var isConnectionClosed: Bool { status == NATS_CONNECTION_CLOSED.rawValue }
     /// `true` when an expected revision or last sequence was stale: the server's

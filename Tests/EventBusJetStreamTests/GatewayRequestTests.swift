@@ -1,5 +1,6 @@
 import EventBus
 import EventBusJetStream
+import EventBusTesting
 import Foundation
 import Testing
 
@@ -36,41 +37,43 @@ import Testing
         throw TestFailure("the consumer ended before a query came")
     }
 
-    @Test(.timeLimit(.minutes(2))) func aReplyAtOutAnswersTheReqAndAnUnansweredQueryIsUnknownService() async throws {
-        let test = try TestCluster(nodes: 1)
-        let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*",
-                                                       requestTimeout: .seconds(20)))
-        defer { running.stop() }
-        let plugin = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30)))
-        defer { plugin.close() }
-        let backend = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30)))
-        defer { backend.close() }
-        let queries = try await plugin.consume(name: "plugin", start: .earliest, credit: 10, prefixes: ["in/"])
+    @Test func aReplyAtOutAnswersTheReqAndAnUnansweredQueryIsUnknownService() async throws {
+        try await withDeadline(.seconds(600)) {
+            let test = try TestCluster(nodes: 1)
+            let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*",
+                                                           requestTimeout: .seconds(20)))
+            defer { running.stop() }
+            let plugin = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30)))
+            defer { plugin.close() }
+            let backend = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30)))
+            defer { backend.close() }
+            let queries = try await plugin.consume(name: "plugin", start: .earliest, credit: 10, prefixes: ["in/"])
 
-        // Answered: the stage writes a reply with a result.
-        let answered = Task { try await backend.request(service: "receipts", method: "unread_counts", params: #"{"user_id":"bob"}"#) }
-        let first = try await Self.nextQuery(queries)
-        #expect(first.event["data"]?["method"]?.stringValue == "unread_counts")
-        #expect(first.event["data"]?["params"]?["user_id"]?.stringValue == "bob")
-        #expect(first.event["source"]?.stringValue == "/eventbus/gateway")
-        _ = try await plugin.publish(try Self.reply(to: first.event, data: #"{"result":{"total_unread_count":3}}"#), stage: "out")
-        #expect(try JSONParser.parse(try await answered.value) == JSONParser.parse(Array(#"{"total_unread_count":3}"#.utf8)))
+            // Answered: the stage writes a reply with a result.
+            let answered = Task { try await backend.request(service: "receipts", method: "unread_counts", params: #"{"user_id":"bob"}"#) }
+            let first = try await Self.nextQuery(queries)
+            #expect(first.event["data"]?["method"]?.stringValue == "unread_counts")
+            #expect(first.event["data"]?["params"]?["user_id"]?.stringValue == "bob")
+            #expect(first.event["source"]?.stringValue == "/eventbus/gateway")
+            _ = try await plugin.publish(try Self.reply(to: first.event, data: #"{"result":{"total_unread_count":3}}"#), stage: "out")
+            #expect(try JSONParser.parse(try await answered.value) == JSONParser.parse(Array(#"{"total_unread_count":3}"#.utf8)))
 
-        // Refused by the service: its code and message.
-        let refused = Task { try await backend.request(service: "receipts", method: "channel_state", params: #"{"cid":"messaging:nope"}"#) }
-        let second = try await Self.nextQuery(queries)
-        _ = try await plugin.publish(try Self.reply(to: second.event, data: #"{"error":{"code":"not_found","message":"no channel messaging:nope"}}"#),
-                                     stage: "out")
-        let error = await Self.failure(of: refused)
-        #expect(error?.code == .notFound)
-        #expect(error?.message == "no channel messaging:nope")
+            // Refused by the service: its code and message.
+            let refused = Task { try await backend.request(service: "receipts", method: "channel_state", params: #"{"cid":"messaging:nope"}"#) }
+            let second = try await Self.nextQuery(queries)
+            _ = try await plugin.publish(try Self.reply(to: second.event, data: #"{"error":{"code":"not_found","message":"no channel messaging:nope"}}"#),
+                                         stage: "out")
+            let error = await Self.failure(of: refused)
+            #expect(error?.code == .notFound)
+            #expect(error?.message == "no channel messaging:nope")
 
-        // No stage answered: the query itself reached `out`.
-        let unserved = Task { try await backend.request(service: "receipts", method: "unread_counts", params: "{}") }
-        let third = try await Self.nextQuery(queries)
-        _ = try await plugin.publish(third.bytes, stage: "out")
-        let missing = await Self.failure(of: unserved)
-        #expect(missing?.code == .unknownService)
+            // No stage answered: the query itself reached `out`.
+            let unserved = Task { try await backend.request(service: "receipts", method: "unread_counts", params: "{}") }
+            let third = try await Self.nextQuery(queries)
+            _ = try await plugin.publish(third.bytes, stage: "out")
+            let missing = await Self.failure(of: unserved)
+            #expect(missing?.code == .unknownService)
+        }
     }
 
     @Test func anUnknownServiceOrABadRequestIsRefusedAtOnceAndNoAnswerIsATimeout() async throws {

@@ -64,46 +64,48 @@ import Testing
     }
 
     /// Bounded: a missing output would otherwise leave the consumer waiting for ever.
-    @Test(.timeLimit(.minutes(3))) func theReducerOnJetStreamWritesWhatThePureFoldWritesAcrossASIGKILL() async throws {
-        let test = try TestCluster(nodes: 1)
-        let directory = test.directory + "-up"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let endpoint = "ipc://\(directory)/command.sock"
-        let (up, _) = try await Self.startUp(urls: test.urls, directory: directory, data: directory + "/data", run: 1)
-        try await awaitingStop(up) {
-            let events = Self.script(acks: 600)
-            let client = try BusClient(options: BusClientOptions(endpoint: endpoint, requestTimeout: .seconds(30)))
-            defer { client.close() }
-            var killed = false
-            for start in stride(from: 0, to: events.count, by: 40) {
-                let seqs = try await client.publish(Array(events[start..<min(events.count, start + 40)]))
-                #expect(seqs == (start..<min(events.count, start + 40)).map { UInt64($0 + 1) })
-                if start == 320, let pid = Self.child(named: "receipt-reducer", of: up.processIdentifier) {
-                    kill(pid, SIGKILL)
-                    killed = true
+    @Test func theReducerOnJetStreamWritesWhatThePureFoldWritesAcrossASIGKILL() async throws {
+        try await withDeadline(.seconds(600)) {
+            let test = try TestCluster(nodes: 1)
+            let directory = test.directory + "-up"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let endpoint = "ipc://\(directory)/command.sock"
+            let (up, _) = try await Self.startUp(urls: test.urls, directory: directory, data: directory + "/data", run: 1)
+            try await awaitingStop(up) {
+                let events = Self.script(acks: 600)
+                let client = try BusClient(options: BusClientOptions(endpoint: endpoint, requestTimeout: .seconds(30)))
+                defer { client.close() }
+                var killed = false
+                for start in stride(from: 0, to: events.count, by: 40) {
+                    let seqs = try await client.publish(Array(events[start..<min(events.count, start + 40)]))
+                    #expect(seqs == (start..<min(events.count, start + 40)).map { UInt64($0 + 1) })
+                    if start == 320, let pid = Self.child(named: "receipt-reducer", of: up.processIdentifier) {
+                        kill(pid, SIGKILL)
+                        killed = true
+                    }
                 }
-            }
-            #expect(killed, "the reducer's process was not found to kill")
+                #expect(killed, "the reducer's process was not found to kill")
 
-            let (expected, reducer) = try Self.fold(events)
-            #expect(expected.count > 80)
-            // `out` also holds the channel.created the reducer passes on (its first event).
-            let consumer = try await client.consume(name: "check-out", start: .earliest, credit: 1_000, prefixes: ["out/"])
-            var ids: [String] = []
-            for try await delivery in consumer {
-                let id = try EventValidator.scanEnvelope(delivery.event).id
-                if id != "receipt-reducer:1:0" { ids.append(id) }
-                consumer.ack(delivery.seq)
-                if ids.count == expected.count { break }
-            }
-            #expect(ids == expected)
+                let (expected, reducer) = try Self.fold(events)
+                #expect(expected.count > 80)
+                // `out` also holds the channel.created the reducer passes on (its first event).
+                let consumer = try await client.consume(name: "check-out", start: .earliest, credit: 1_000, prefixes: ["out/"])
+                var ids: [String] = []
+                for try await delivery in consumer {
+                    let id = try EventValidator.scanEnvelope(delivery.event).id
+                    if id != "receipt-reducer:1:0" { ids.append(id) }
+                    consumer.ack(delivery.seq)
+                    if ids.count == expected.count { break }
+                }
+                #expect(ids == expected)
 
-            // A query through the gateway, answered by the restarted reducer, equals the fold's.
-            let params = #"{"cid":"\#(Self.cid)","viewer":"u0"}"#
-            let answer = try await client.request(service: "receipts", method: "channel_state", params: params)
-            let local = try reducer.query(method: "channel_state", params: try JSONParser.parse(Array(params.utf8)))
-            #expect(try JSONParser.parse(answer) == JSONParser.parse(local))
+                // A query through the gateway, answered by the restarted reducer, equals the fold's.
+                let params = #"{"cid":"\#(Self.cid)","viewer":"u0"}"#
+                let answer = try await client.request(service: "receipts", method: "channel_state", params: params)
+                let local = try reducer.query(method: "channel_state", params: try JSONParser.parse(Array(params.utf8)))
+                #expect(try JSONParser.parse(answer) == JSONParser.parse(local))
+            }
         }
     }
 
@@ -156,38 +158,40 @@ import Testing
 
     /// The reducer stopped on one "machine" (data directory) resumes on another from the
     /// snapshot it committed to the cluster's KV bucket, not from the start of `in`.
-    @Test(.timeLimit(.minutes(3))) func theReducerResumesOnAnotherMachineFromItsSnapshotInKV() async throws {
-        let test = try TestCluster(nodes: 1)
-        let directory = test.directory + "-move"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let events = Self.script(acks: 400)
-        let half = 230
-        let endpoint = "ipc://\(directory)/command.sock"
+    @Test func theReducerResumesOnAnotherMachineFromItsSnapshotInKV() async throws {
+        try await withDeadline(.seconds(600)) {
+            let test = try TestCluster(nodes: 1)
+            let directory = test.directory + "-move"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let events = Self.script(acks: 400)
+            let half = 230
+            let endpoint = "ipc://\(directory)/command.sock"
 
-        let (first, _) = try await Self.startUp(urls: test.urls, directory: directory, data: directory + "/machine-a", run: 1)
-        try await awaitingStop(first) {
-            let client = try BusClient(options: BusClientOptions(endpoint: endpoint, requestTimeout: .seconds(30)))
-            defer { client.close() }
-            _ = try await client.publish(Array(events[..<half]))
-            let expected = try Self.fold(Array(events[..<half])).ids
-            #expect(try await Self.outputIDs(client, count: expected.count, consumer: "check-a") == expected)
-        }
+            let (first, _) = try await Self.startUp(urls: test.urls, directory: directory, data: directory + "/machine-a", run: 1)
+            try await awaitingStop(first) {
+                let client = try BusClient(options: BusClientOptions(endpoint: endpoint, requestTimeout: .seconds(30)))
+                defer { client.close() }
+                _ = try await client.publish(Array(events[..<half]))
+                let expected = try Self.fold(Array(events[..<half])).ids
+                #expect(try await Self.outputIDs(client, count: expected.count, consumer: "check-a") == expected)
+            }
 
-        let (second, log) = try await Self.startUp(urls: test.urls, directory: directory, data: directory + "/machine-b", run: 2)
-        try await awaitingStop(second) {
-            let restored = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
-                .first { $0.contains("plugin state restored") }
-            let line = try #require(restored, "no state restored on the second machine")
-            #expect(!line.contains("bus.seq=0 "), "\(line)")
-            let client = try BusClient(options: BusClientOptions(endpoint: endpoint, requestTimeout: .seconds(30)))
-            defer { client.close() }
-            _ = try await client.publish(Array(events[half...]))
-            let (expected, reducer) = try Self.fold(events)
-            #expect(try await Self.outputIDs(client, count: expected.count, consumer: "check-b") == expected)
-            let answer = try await client.request(service: "receipts", method: "unread_counts", params: #"{"user_id":"u3"}"#)
-            let local = try reducer.query(method: "unread_counts", params: try JSONParser.parse(Array(#"{"user_id":"u3"}"#.utf8)))
-            #expect(try JSONParser.parse(answer) == JSONParser.parse(local))
+            let (second, log) = try await Self.startUp(urls: test.urls, directory: directory, data: directory + "/machine-b", run: 2)
+            try await awaitingStop(second) {
+                let restored = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
+                    .first { $0.contains("plugin state restored") }
+                let line = try #require(restored, "no state restored on the second machine")
+                #expect(!line.contains("bus.seq=0 "), "\(line)")
+                let client = try BusClient(options: BusClientOptions(endpoint: endpoint, requestTimeout: .seconds(30)))
+                defer { client.close() }
+                _ = try await client.publish(Array(events[half...]))
+                let (expected, reducer) = try Self.fold(events)
+                #expect(try await Self.outputIDs(client, count: expected.count, consumer: "check-b") == expected)
+                let answer = try await client.request(service: "receipts", method: "unread_counts", params: #"{"user_id":"u3"}"#)
+                let local = try reducer.query(method: "unread_counts", params: try JSONParser.parse(Array(#"{"user_id":"u3"}"#.utf8)))
+                #expect(try JSONParser.parse(answer) == JSONParser.parse(local))
+            }
         }
     }
 
@@ -195,62 +199,64 @@ import Testing
     /// the privacy contract of docs/privacy.md holds as on the embedded broker — bob's
     /// hidden read withheld from `out` and audited on `diag`, counts and `views` of
     /// `message_receipts` as each viewer may see them (PrivacyPipelineTests, on JetStream).
-    @Test(.timeLimit(.minutes(3))) func theDefaultPipelineWithholdsHiddenReceiptsOnThreeNodes() async throws {
-        let test = try TestCluster(nodes: 3)
-        let directory = test.directory + "-privacy"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let cid = "messaging:general"
-        func ingress(_ n: Int, _ type: String, subject: String = cid, _ data: String) -> [UInt8] {
-            Array(#"{"specversion":"1.0","id":"p\#(n)","source":"/test","type":"\#(type)","subject":"\#(subject)","time":"2026-11-22T03:10:00.123Z","data":\#(data)}"#.utf8)
-        }
-        let events = [
-            ingress(1, "channel.created", #"{"cid":"\#(cid)","members":["ann","bob","cat"]}"#),
-            ingress(2, "message.new", #"{"cid":"\#(cid)","message":{"id":"m1","user_id":"ann","created_at":"2026-11-22T03:00:00.000Z"}}"#),
-            ingress(3, "message.new", #"{"cid":"\#(cid)","message":{"id":"m2","user_id":"ann","created_at":"2026-11-22T03:00:01.000Z"}}"#),
-            ingress(4, "user.updated", subject: "@bob", #"{"user":{"id":"bob","privacy_settings":{"read_receipts":{"enabled":false}}}}"#),
-            ingress(10, "message.read", #"{"cid":"\#(cid)","user_id":"bob","message_id":"m1"}"#),
-            ingress(11, "message.read", #"{"cid":"\#(cid)","user_id":"cat","message_id":"m1"}"#),
-            ingress(12, "message.delivered", #"{"cid":"\#(cid)","user_id":"bob","message_id":"m2"}"#),
-        ]
-        // As on the broker: the channel.created the reducer passes on is private to `out`'s store.
-        let filtered = [
-            "out/\(cid)/message.new", "out/\(cid)/message.new",
-            "out/@bob/notification.mark_read",
-            "out/\(cid)/message.read", "out/@cat/notification.mark_read",
-            "out/\(cid)/message.delivered",
-        ]
-        let (up, _) = try await Self.startUp(urls: test.urls, directory: directory, data: directory + "/data", run: 1, pipeline: nil)
-        try await awaitingStop(up) {
-            let client = try BusClient(options: BusClientOptions(endpoint: "ipc://\(directory)/command.sock", requestTimeout: .seconds(30)))
-            defer { client.close() }
-            _ = try await client.publish(events)
-            var topics: [String] = []
-            let out = try await client.consume(name: "check-out", start: .earliest, credit: 100, prefixes: ["out/"])
-            for try await delivery in out {
-                topics.append(delivery.topic)
-                out.ack(delivery.seq)
-                if topics.count == filtered.count { break }
+    @Test func theDefaultPipelineWithholdsHiddenReceiptsOnThreeNodes() async throws {
+        try await withDeadline(.seconds(600)) {
+            let test = try TestCluster(nodes: 3)
+            let directory = test.directory + "-privacy"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let cid = "messaging:general"
+            func ingress(_ n: Int, _ type: String, subject: String = cid, _ data: String) -> [UInt8] {
+                Array(#"{"specversion":"1.0","id":"p\#(n)","source":"/test","type":"\#(type)","subject":"\#(subject)","time":"2026-11-22T03:10:00.123Z","data":\#(data)}"#.utf8)
             }
-            #expect(topics == filtered)
-            let diag = try await client.consume(name: "check-diag", start: .earliest, credit: 100, prefixes: ["diag/"])
-            for try await delivery in diag {
-                let event = try JSONParser.parse(delivery.event)
-                if delivery.topic == "diag/\(cid)/receipt.suppressed" {
-                    #expect(event["data"]?["reason"]?.stringValue == "user_setting")
-                    #expect(event["data"]?["policy"]?.stringValue == "read-privacy")
-                    break
+            let events = [
+                ingress(1, "channel.created", #"{"cid":"\#(cid)","members":["ann","bob","cat"]}"#),
+                ingress(2, "message.new", #"{"cid":"\#(cid)","message":{"id":"m1","user_id":"ann","created_at":"2026-11-22T03:00:00.000Z"}}"#),
+                ingress(3, "message.new", #"{"cid":"\#(cid)","message":{"id":"m2","user_id":"ann","created_at":"2026-11-22T03:00:01.000Z"}}"#),
+                ingress(4, "user.updated", subject: "@bob", #"{"user":{"id":"bob","privacy_settings":{"read_receipts":{"enabled":false}}}}"#),
+                ingress(10, "message.read", #"{"cid":"\#(cid)","user_id":"bob","message_id":"m1"}"#),
+                ingress(11, "message.read", #"{"cid":"\#(cid)","user_id":"cat","message_id":"m1"}"#),
+                ingress(12, "message.delivered", #"{"cid":"\#(cid)","user_id":"bob","message_id":"m2"}"#),
+            ]
+            // As on the broker: the channel.created the reducer passes on is private to `out`'s store.
+            let filtered = [
+                "out/\(cid)/message.new", "out/\(cid)/message.new",
+                "out/@bob/notification.mark_read",
+                "out/\(cid)/message.read", "out/@cat/notification.mark_read",
+                "out/\(cid)/message.delivered",
+            ]
+            let (up, _) = try await Self.startUp(urls: test.urls, directory: directory, data: directory + "/data", run: 1, pipeline: nil)
+            try await awaitingStop(up) {
+                let client = try BusClient(options: BusClientOptions(endpoint: "ipc://\(directory)/command.sock", requestTimeout: .seconds(30)))
+                defer { client.close() }
+                _ = try await client.publish(events)
+                var topics: [String] = []
+                let out = try await client.consume(name: "check-out", start: .earliest, credit: 100, prefixes: ["out/"])
+                for try await delivery in out {
+                    topics.append(delivery.topic)
+                    out.ack(delivery.seq)
+                    if topics.count == filtered.count { break }
                 }
+                #expect(topics == filtered)
+                let diag = try await client.consume(name: "check-diag", start: .earliest, credit: 100, prefixes: ["diag/"])
+                for try await delivery in diag {
+                    let event = try JSONParser.parse(delivery.event)
+                    if delivery.topic == "diag/\(cid)/receipt.suppressed" {
+                        #expect(event["data"]?["reason"]?.stringValue == "user_setting")
+                        #expect(event["data"]?["policy"]?.stringValue == "read-privacy")
+                        break
+                    }
+                }
+                let receipts = try JSONParser.parse(try await client.request(
+                    service: "receipts", method: "message_receipts", params: #"{"cid":"\#(cid)","message_id":"m1","viewer":"ann"}"#))
+                #expect(receipts["read_count"]?.int64Value == 1)
+                #expect(receipts["hidden_member_count"]?.int64Value == 1)
+                #expect(receipts["views"] == nil)
+                let own = try JSONParser.parse(try await client.request(
+                    service: "receipts", method: "message_receipts", params: #"{"cid":"\#(cid)","message_id":"m1","viewer":"bob"}"#))
+                // bob read m1 with read receipts off: not even his own view counts it (docs/events.md rule 19).
+                #expect(own["read_count"]?.int64Value == 1)
             }
-            let receipts = try JSONParser.parse(try await client.request(
-                service: "receipts", method: "message_receipts", params: #"{"cid":"\#(cid)","message_id":"m1","viewer":"ann"}"#))
-            #expect(receipts["read_count"]?.int64Value == 1)
-            #expect(receipts["hidden_member_count"]?.int64Value == 1)
-            #expect(receipts["views"] == nil)
-            let own = try JSONParser.parse(try await client.request(
-                service: "receipts", method: "message_receipts", params: #"{"cid":"\#(cid)","message_id":"m1","viewer":"bob"}"#))
-            // bob read m1 with read receipts off: not even his own view counts it (docs/events.md rule 19).
-            #expect(own["read_count"]?.int64Value == 1)
         }
     }
 

@@ -95,19 +95,21 @@ import Testing
     }
 
     /// A backoff of a day: only a shutdown that ends the wait lets the test finish. The
-    /// limit only turns a hang into a failure; it is generous because this test's own
+    /// deadline only turns a hang into a failure; it is generous because this test's own
     /// steps run on the shared pool, which SupervisorServiceTests holds whole for up to
     /// 30 s while the suites run in parallel (a full run on a loaded machine went past 60 s).
-    @Test(.timeLimit(.minutes(5))) func aShutdownDuringTheBackoffEndsItAtOnce() async throws {
-        var config = SupervisorConfig(broker: BrokerConfig(), pipeline: try Pipeline(stages: []))
-        config.initialBackoff = .seconds(86_400)
-        var logger = Logger(label: "test.plugin-process")
-        logger.logLevel = .critical
-        let plugin = PluginProcess(name: "quick", executable: "/bin/sh", arguments: ["-c", "exit 1"], config: config, logger: logger)
-        try await Self.running(plugin) {
-            try await Self.waitFor("the first exit") { plugin.restartCount == 1 }
+    @Test func aShutdownDuringTheBackoffEndsItAtOnce() async throws {
+        try await withDeadline(.seconds(600)) {
+            var config = SupervisorConfig(broker: BrokerConfig(), pipeline: try Pipeline(stages: []))
+            config.initialBackoff = .seconds(86_400)
+            var logger = Logger(label: "test.plugin-process")
+            logger.logLevel = .critical
+            let plugin = PluginProcess(name: "quick", executable: "/bin/sh", arguments: ["-c", "exit 1"], config: config, logger: logger)
+            try await Self.running(plugin) {
+                try await Self.waitFor("the first exit") { plugin.restartCount == 1 }
+            }
+            #expect(plugin.restartCount == 1)
         }
-        #expect(plugin.restartCount == 1)
     }
 
     @Test func aMissingExecutableIsRetriedNotFatal() async throws {
