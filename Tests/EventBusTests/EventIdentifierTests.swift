@@ -101,18 +101,22 @@ import Testing
 }
 
 @Suite struct EventTypeTests {
-    @Test func ingressTypesAreTheElevenOfTheSpec() {
+    @Test func ingressTypesAreThoseOfDocsEvents() {
         let ingress = EventType.allCases.filter(\.isIngress).map(\.wireName)
         #expect(ingress == [
             "channel.created", "member.added", "member.removed", "member.updated", "message.new", "message.deleted",
             "message.delivered", "message.read", "notification.mark_read", "notification.mark_unread",
-            "notification.mark_all_read", "user.updated", "channel_type.updated",
+            "notification.mark_all_read", "user.updated", "channel_type.updated", "channel.truncated", "channel.hidden",
+            "channel.visible", "channel.deleted", "user.deleted", "user.banned", "user.unbanned",
         ])
     }
 
-    @Test func privateTypesAreSettingsAndMembership() {
+    @Test func privateTypesAreSettingsMembershipAndLife() {
         let privateTypes = Set(EventType.allCases.filter(\.isPrivate))
-        #expect(privateTypes == [.channelCreated, .memberAdded, .memberRemoved, .memberUpdated, .userUpdated, .channelTypeUpdated])
+        #expect(privateTypes == [
+            .channelCreated, .memberAdded, .memberRemoved, .memberUpdated, .userUpdated, .channelTypeUpdated,
+            .channelTruncated, .channelHidden, .channelVisible, .channelDeleted, .userDeleted, .userBanned, .userUnbanned,
+        ])
     }
 
     @Test(arguments: [EventType.receiptRejected, .receiptSuppressed, .query, .reply])

@@ -73,6 +73,7 @@ struct FilterDriver {
             switch payload {
             case .userUpdated(let user, _, _): subject = "@" + user
             case .channelTypeUpdated(let name, _, _): subject = name
+            case .userDeleted(let user, _), .userBanned(let user, nil), .userUnbanned(let user, nil): subject = "@" + user
             default: subject = payload.cid ?? ""
             }
             events.append((subject, payload.type.rawValue,
@@ -137,6 +138,18 @@ struct FilterDriver {
             if let muted { fields.append(("muted", .bool(muted))) }
             if let countUnread { fields.append(("count_unread", .string(countUnread.rawValue))) }
             return obj(fields)
+        case .channelTruncated(let cid, let id):
+            return obj([("cid", .string(cid))] + (id.map { [("message_id", .string($0))] } ?? []))
+        case .channelHidden(let cid, let user, let clear):
+            return obj([("cid", .string(cid)), ("user_id", .string(user)), ("clear_history", .bool(clear))])
+        case .channelVisible(let cid, let user):
+            return obj([("cid", .string(cid)), ("user_id", .string(user))])
+        case .channelDeleted(let cid):
+            return obj([("cid", .string(cid))])
+        case .userDeleted(let user, let hard):
+            return obj([("user_id", .string(user)), ("hard_delete", .bool(hard))])
+        case .userBanned(let user, let cid), .userUnbanned(let user, let cid):
+            return obj([("user_id", .string(user))] + (cid.map { [("cid", .string($0))] } ?? []))
         }
     }
 }

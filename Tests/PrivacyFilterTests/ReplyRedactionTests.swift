@@ -227,4 +227,19 @@ import Testing
         #expect(restored.otherMember(of: "messaging:dm", than: "ann") == "bob")
         #expect(restored.members["messaging:g"] == nil)
     }
+
+    /// A deleted channel's members go with it (its cid may come back with
+    /// others), and a deleted user is in no channel: reciprocity follows.
+    @Test func reciprocityForgetsDeletedChannelsAndUsers() {
+        var state = PrivacySettings()
+        state.applyMembership(.channelCreated(cid: "messaging:dm", members: ["ann", "bob"]))
+        state.applyMembership(.channelCreated(cid: "messaging:dm2", members: ["ann", "cat"]))
+        state.applyMembership(.channelDeleted(cid: "messaging:dm"))
+        #expect(state.members["messaging:dm"] == nil)
+        state.applyMembership(.channelCreated(cid: "messaging:dm", members: ["ann", "bob", "dan"]))
+        #expect(state.otherMember(of: "messaging:dm", than: "ann") == nil)
+        state.applyMembership(.userDeleted(userID: "cat", hard: false))
+        #expect(state.members["messaging:dm2"] == ["ann"])
+        #expect(state.otherMember(of: "messaging:dm2", than: "ann") == nil)
+    }
 }

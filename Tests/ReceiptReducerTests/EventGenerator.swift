@@ -5,7 +5,8 @@ import ReceiptReducer
 /// never created), a few users, messages of every kind (thread replies,
 /// some shown in the channel, some to unknown parents), acks for random
 /// messages in any order, duplicates, membership churn, non-members and
-/// unknown ids.
+/// unknown ids, and now and then a channel's or a user's life (truncation,
+/// hiding, deletion, bans).
 struct EventGenerator {
     static let channels = ["team:a", "team:b", "dm:c", "team:nowhere"]
     static let users = ["ann", "bob", "cat", "dan", "eve", "fox"]
@@ -17,8 +18,13 @@ struct EventGenerator {
     /// Message ids sent per channel (including to channels that reject them).
     var sent: [String: [String]] = [:]
 
-    init(seed: UInt64) {
+    /// Whether it makes life events (``someLifeEvent()``); the paging
+    /// properties, which follow one message's readers, leave them out.
+    var lifeEvents = true
+
+    init(seed: UInt64, lifeEvents: Bool = true) {
         rng = SplitMix64(seed: seed)
+        self.lifeEvents = lifeEvents
     }
 
     static func time(_ millis: Int) -> String {
@@ -57,6 +63,9 @@ struct EventGenerator {
         let payload: IngressPayload
         if rng.chance(3) {
             return ReducerInput(seq: seq, time: time, payload: .notificationMarkAllRead(userID: someUser(), readAt: someAt()))
+        }
+        if lifeEvents && rng.chance(4) {
+            return ReducerInput(seq: seq, time: time, payload: someLifeEvent())
         }
         if rng.chance(6) {
             let preference: CountPreference? = rng.chance(40) ? nil : pick(CountPreference.allCases)
@@ -113,5 +122,26 @@ struct EventGenerator {
                 readEvents: rng.chance(30) ? nil : rng.chance(75))
         }
         return ReducerInput(seq: seq, time: time, payload: payload)
+    }
+
+    /// A truncation, a hide or show, a channel or user deleted, a ban or unban (rules 20–23).
+    mutating func someLifeEvent() -> IngressPayload {
+        switch rng.below(100) {
+        case 0..<12:
+            let cid = someChannel()
+            return .channelTruncated(cid: cid, messageID: rng.chance(70) ? someMessage(cid) : nil)
+        case 12..<42:
+            return .channelHidden(cid: someChannel(), userID: someUser(), clearHistory: rng.chance(40))
+        case 42..<62:
+            return .channelVisible(cid: someChannel(), userID: someUser())
+        case 62..<67:
+            return .channelDeleted(cid: someChannel())
+        case 67..<77:
+            return .userDeleted(userID: someUser(), hard: rng.chance(50))
+        case 77..<89:
+            return .userBanned(userID: someUser(), cid: rng.chance(70) ? someChannel() : nil)
+        default:
+            return .userUnbanned(userID: someUser(), cid: rng.chance(70) ? someChannel() : nil)
+        }
     }
 }

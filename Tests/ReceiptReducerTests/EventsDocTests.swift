@@ -120,6 +120,9 @@ import Testing
         let egress: Set<String> = [
             "message.new", "message.deleted", "message.delivered", "message.read", "notification.mark_read",
             "notification.mark_unread", "notification.mark_all_read", "receipt.rejected", "receipt.suppressed",
+            "notification.added_to_channel", "notification.removed_from_channel", "notification.message_deleted",
+            "notification.channel_truncated", "notification.channel_hidden", "notification.channel_visible",
+            "notification.channel_deleted", "notification.user_deleted",
         ]
         #expect(types == egress, "every egress type needs an example; missing \(egress.subtracting(types).sorted())")
         let outputTypes = Set(fields.keys)

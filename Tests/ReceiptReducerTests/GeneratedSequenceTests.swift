@@ -233,7 +233,10 @@ extension GeneratedSequenceTests {
             "message.new", "message.deleted", "message.delivered", "message.read", "notification.mark_read",
             "notification.mark_unread", "notification.mark_all_read", "receipt.rejected", "unknown_channel", "not_member", "unknown_message",
             "own_message", "thread message.read", "thread message.delivered", "thread notification.mark_read",
-            "thread notification.mark_unread",
+            "thread notification.mark_unread", "banned", "notification.added_to_channel",
+            "notification.removed_from_channel", "notification.message_deleted", "notification.channel_truncated",
+            "notification.channel_hidden", "notification.channel_visible", "notification.channel_deleted",
+            "notification.user_deleted",
         ]
         #expect(expected.subtracting(seen).isEmpty, "never produced: \(expected.subtracting(seen).sorted())")
     }

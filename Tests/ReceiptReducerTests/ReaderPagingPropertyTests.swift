@@ -11,7 +11,7 @@ import Testing
 @Suite struct ReaderPagingPropertyTests {
     /// Pages through one message with events between pages; returns the first problem.
     static func check(seed: UInt64) -> String? {
-        var generator = EventGenerator(seed: seed)
+        var generator = EventGenerator(seed: seed, lifeEvents: false)
         var rng = SplitMix64(seed: seed ^ 0x9E37_79B9)
         var reducer = ReceiptReducer()
         var model = ReferenceModel()

@@ -168,8 +168,11 @@ import Testing
         var s = channel()
         #expect(s.unread(cid, "bob") == 3)
         let out = s.send(.messageDeleted(cid: cid, messageID: "m2"))
-        #expect(out.map(\.type) == ["message.deleted"])
+        // The channel hears of it, and each member it was unread for gets their new counts (rule 21).
+        #expect(out.map(\.type).first == "message.deleted")
         #expect(out[0].subject == cid)
+        #expect(out.dropFirst().allSatisfy { $0.type == "notification.message_deleted" })
+        #expect(out.dropFirst().contains { $0.subject == "@bob" && $0.json["unread_messages"] == num(2) })
         #expect(s.unread(cid, "bob") == 2)
         #expect(s.send(.messageDeleted(cid: cid, messageID: "m2")).isEmpty)  // deleting twice changes nothing
         #expect(s.unread(cid, "bob") == 2)
@@ -178,7 +181,8 @@ import Testing
     // Rule 5
 
     static let rejections: [(RejectionReason, String)] = [
-        (.unknownChannel, "messaging:nowhere"), (.notMember, "zed"), (.unknownMessage, "m404"), (.ownMessage, "own"),
+        (.unknownChannel, "messaging:nowhere"), (.notMember, "zed"), (.banned, "banned"), (.unknownMessage, "m404"),
+        (.ownMessage, "own"),
     ]
 
     @Test(arguments: RejectionReason.allCases)
@@ -195,6 +199,10 @@ import Testing
         case .notMember:
             channelID = cid
             out = s.markUnread(cid, "zed", "m1")
+        case .banned:
+            channelID = cid
+            _ = s.send(.userBanned(userID: "bob", cid: cid))
+            out = s.markUnread(cid, "bob", "m404")
         case .unknownMessage:
             channelID = cid
             out = s.markUnread(cid, "bob", "m404")
@@ -350,11 +358,16 @@ import Testing
         #expect(s.send(.channelTypeUpdated(name: "messaging", deliveryEvents: false, readEvents: false)).isEmpty)
     }
 
-    @Test func membershipChangesNeverReachOut() {
+    /// Membership itself never reaches the channel; the member's own devices
+    /// hear of their new counts (rule 21), once per change.
+    @Test func membershipChangesReachOnlyTheMembersDevices() {
         var s = Script()
         #expect(s.create(cid, ["ann"]).isEmpty)
+        #expect(s.send(.memberAdded(cid: cid, userID: "bob")).map { "\($0.subject) \($0.type)" }
+            == ["@bob notification.added_to_channel"])
         #expect(s.send(.memberAdded(cid: cid, userID: "bob")).isEmpty)
-        #expect(s.send(.memberRemoved(cid: cid, userID: "bob")).isEmpty)
+        #expect(s.send(.memberRemoved(cid: cid, userID: "bob")).map { "\($0.subject) \($0.type)" }
+            == ["@bob notification.removed_from_channel"])
         #expect(s.send(.memberRemoved(cid: cid, userID: "bob")).isEmpty)
     }
 }

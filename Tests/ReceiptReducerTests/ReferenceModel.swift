@@ -10,6 +10,8 @@ struct ReferenceModel {
         var regular: Bool
         var silent: Bool
         var deleted = false
+        /// Taken by a truncation (rule 20): no longer known by its id.
+        var gone = false
         /// The users it mentions, as given.
         var mentioned: [String] = []
         /// For a thread reply, the position of its thread's parent (a channel message).
@@ -52,6 +54,10 @@ struct ReferenceModel {
         var myRead: Int { ownRead ?? read }
         var myReadTime: String? { ownReadTime ?? readTime }
         var myDelivered: Int { ownDelivered ?? delivered }
+        /// Whether they hid the channel (rule 20).
+        var hidden = false
+        /// Whether a hard `user.deleted` erased the record (rule 22).
+        var erased = false
     }
 
     /// A watermark's forward move still in effect: it passed the messages up to
@@ -80,6 +86,8 @@ struct ReferenceModel {
         var messages: [Message] = []
         var members: [Member] = []
         var threads: [Thread] = []
+        /// Users banned from acking here (rule 23).
+        var banned: Set<String> = []
 
         /// Who the receipts of the message at `p` count: the current members other
         /// than its sender who joined before it, or for a reply its thread's
@@ -121,10 +129,15 @@ struct ReferenceModel {
         /// A thread watermark's message id: null at the parent.
         func threadID(_ t: Int, at p: Int) -> JSONValue { p == threads[t].parent ? .null : .string(messages[p].id) }
 
-        func index(of messageID: String) -> Int? { messages.firstIndex { $0.id == messageID } }
+        func index(of messageID: String) -> Int? { messages.firstIndex { $0.id == messageID && !$0.gone } }
         func member(_ user: String) -> Int? { members.firstIndex { $0.user == user } }
         func current(_ user: String) -> Int? { members.firstIndex { $0.user == user && $0.isMember } }
-        func id(at position: Int) -> JSONValue { position >= 0 ? .string(messages[position].id) : .null }
+        func id(at position: Int) -> JSONValue {
+            position >= 0 && !messages[position].gone ? .string(messages[position].id) : .null
+        }
+
+        /// A member's badge: their unread messages and mentions, none while they hide the channel.
+        func badge(_ m: Member) -> (Int, Int) { m.hidden ? (0, 0) : (unread(m), unreadMentions(m)) }
 
         func unread(_ m: Member, own: Bool = true) -> Int {
             var n = 0
@@ -166,6 +179,8 @@ struct ReferenceModel {
     /// Channel types with read / delivery events off.
     var typeReadOff: Set<String> = []
     var typeDeliveryOff: Set<String> = []
+    /// Users banned from acking in every channel.
+    var bannedEverywhere: Set<String> = []
 
     func channelIndex(_ cid: String) -> Int? { channels.firstIndex { $0.cid == cid } }
 
@@ -176,7 +191,7 @@ struct ReferenceModel {
         for channel in channels {
             guard let i = channel.current(user) else { continue }
             let m = channel.members[i]
-            if m.countUnread == .off { continue }
+            if m.countUnread == .off || m.hidden { continue }
             let n = m.muted || m.countUnread == .mentions ? channel.unreadMentions(m) : channel.unread(m)
             total += n
             if n > 0 { count += 1 }
@@ -187,13 +202,46 @@ struct ReferenceModel {
 
     /// The counts closing a `notification.*`.
     func counts(_ ch: Channel, _ m: Member) -> [(String, JSONValue)] {
-        let t = totals(m.user)
+        let (messages, mentions) = ch.badge(m)
+        return [("unread_messages", .number(String(messages))), ("unread_mentions", .number(String(mentions)))]
+            + totalsFields(m.user)
+    }
+
+    /// The user's totals closing a `notification.*`.
+    func totalsFields(_ user: String) -> [(String, JSONValue)] {
+        let t = totals(user)
         return [
-            ("unread_messages", .number(String(ch.unread(m)))), ("unread_mentions", .number(String(ch.unreadMentions(m)))),
             ("unread_channels", .number(String(t.channels))), ("total_unread_count", .number(String(t.total))),
             ("total_unread_mentions", .number(String(t.mentions))),
         ]
     }
+
+    /// A `notification.*` telling `user`'s devices their counts (rule 21).
+    func countsNotice(_ type: String, _ ch: Channel, _ user: String, extra: [(String, JSONValue)] = []) -> ReducerOutput {
+        let fields: [(String, JSONValue)] = [("cid", .string(ch.cid)), ("user_id", .string(user))] + extra
+        if let i = ch.current(user) {
+            return Self.output("out", type, "@" + user, fields + counts(ch, ch.members[i]))
+        }
+        return Self.output("out", type, "@" + user, fields + totalsFields(user))
+    }
+
+    /// The current members' badges, by user id (to compare before and after a change).
+    func badges(_ c: Int) -> [(String, (Int, Int))] {
+        channels[c].members.filter(\.isMember).sorted { $0.user < $1.user }.map { ($0.user, channels[c].badge($0)) }
+    }
+
+    /// A notice of `type` to each member whose badge differs from `before`.
+    func noticesForChanged(_ type: String, _ c: Int, _ before: [(String, (Int, Int))], extra: [(String, JSONValue)] = [])
+        -> [ReducerOutput]
+    {
+        before.compactMap { user, badge in
+            guard let i = channels[c].current(user), channels[c].badge(channels[c].members[i]) != badge else { return nil }
+            return countsNotice(type, channels[c], user, extra: extra)
+        }
+    }
+
+    /// Whether `user` may not ack in channel `c` (rule 23).
+    func isBanned(_ user: String, _ c: Int) -> Bool { bannedEverywhere.contains(user) || channels[c].banned.contains(user) }
 
     static func time(_ t: String?) -> JSONValue { t.map { .string($0) } ?? .null }
 
@@ -215,10 +263,16 @@ struct ReferenceModel {
         return Self.output("diag", "receipt.rejected", cid, data)
     }
 
-    mutating func join(_ c: Int, _ user: String, _ time: String) {
+    /// Makes `user` a member; `false` when they already were.
+    @discardableResult
+    mutating func join(_ c: Int, _ user: String, _ time: String) -> Bool {
         if let i = channels[c].member(user) {
-            channels[c].members[i].isMember = true
-            return
+            if channels[c].members[i].erased {
+                channels[c].members.remove(at: i)
+            } else {
+                defer { channels[c].members[i].isMember = true }
+                return !channels[c].members[i].isMember
+            }
         }
         let latest = channels[c].latest
         let joined = latest >= 0 ? [Crossing(position: latest, time: time)] : []
@@ -227,6 +281,7 @@ struct ReferenceModel {
                 user: user, read: latest, delivered: latest, readTime: latest >= 0 ? time : nil,
                 deliveredTime: latest >= 0 ? time : nil, isMember: true, readMove: nextMove(),
                 readCrossings: joined, deliveredCrossings: joined, joinedAt: latest))
+        return true
     }
 
     /// Numbers a read watermark move.
@@ -306,12 +361,14 @@ struct ReferenceModel {
             return []
         case .memberAdded(let cid, let user):
             guard let c = channelIndex(cid) else { return [reject(input, cid, user, nil, "unknown_channel")] }
-            join(c, user, now)
-            return []
+            guard join(c, user, now) else { return [] }
+            return [countsNotice("notification.added_to_channel", channels[c], user)]
         case .memberRemoved(let cid, let user):
             guard let c = channelIndex(cid) else { return [reject(input, cid, user, nil, "unknown_channel")] }
-            if let i = channels[c].member(user) { channels[c].members[i].isMember = false }
-            return []
+            guard let i = channels[c].current(user) else { return [] }
+            channels[c].members[i].isMember = false
+            channels[c].members[i].hidden = false
+            return [countsNotice("notification.removed_from_channel", channels[c], user)]
         case .messageNew(let cid, let message):
             guard let c = channelIndex(cid) else {
                 return [reject(input, cid, message.userID, message.id, "unknown_channel")]
@@ -329,6 +386,10 @@ struct ReferenceModel {
                     id: message.id, sender: message.userID, regular: message.kind == .regular, silent: message.silent,
                     mentioned: message.mentionedUsers, parent: root, shown: message.showInChannel))
             let p = channels[c].messages.count - 1
+            // A channel message shows the channel again to those who hid it (rule 20).
+            if channels[c].messages[p].inChannel {
+                for i in channels[c].members.indices { channels[c].members[i].hidden = false }
+            }
             if let root { addReply(c, p, root: root, message) }
             let data: JSONValue =
                 input.data
@@ -353,13 +414,24 @@ struct ReferenceModel {
                 return [reject(input, cid, nil, messageID, "unknown_message")]
             }
             guard !channels[c].messages[p].deleted else { return [] }
+            // Whom it was unread for (rule 21).
+            let msg = channels[c].messages[p]
+            let affected = msg.regular && !msg.silent && msg.inChannel
+                ? channels[c].members.filter {
+                    $0.isMember && !$0.hidden && $0.user != msg.sender && $0.joinedAt < p && $0.myRead < p
+                }.map(\.user).sorted()
+                : []
             channels[c].messages[p].deleted = true
             let data: JSONValue =
                 input.data ?? .object([(key: "cid", value: .string(cid)), (key: "message_id", value: .string(messageID))])
             return [ReducerOutput(stage: "out", type: "message.deleted", subject: cid, data: data.serialized())]
+                + affected.map {
+                    countsNotice("notification.message_deleted", channels[c], $0, extra: [("message_id", .string(messageID))])
+                }
         case .messageDelivered(let cid, let user, let messageID, let at):
             guard let c = channelIndex(cid) else { return [reject(input, cid, user, messageID, "unknown_channel")] }
             guard let i = channels[c].current(user) else { return [reject(input, cid, user, messageID, "not_member")] }
+            guard !isBanned(user, c) else { return [reject(input, cid, user, messageID, "banned")] }
             guard let p = channels[c].index(of: messageID) else {
                 return [reject(input, cid, user, messageID, "unknown_message")]
             }
@@ -384,6 +456,7 @@ struct ReferenceModel {
         case .messageRead(let cid, let user, let messageID, let at):
             guard let c = channelIndex(cid) else { return [reject(input, cid, user, messageID, "unknown_channel")] }
             guard let i = channels[c].current(user) else { return [reject(input, cid, user, messageID, "not_member")] }
+            guard !isBanned(user, c) else { return [reject(input, cid, user, messageID, "banned")] }
             guard let p = channels[c].index(of: messageID) else {
                 return [reject(input, cid, user, messageID, "unknown_message")]
             }
@@ -392,10 +465,12 @@ struct ReferenceModel {
         case .notificationMarkRead(let cid, let user, let at):
             guard let c = channelIndex(cid) else { return [reject(input, cid, user, nil, "unknown_channel")] }
             guard let i = channels[c].current(user) else { return [reject(input, cid, user, nil, "not_member")] }
+            guard !isBanned(user, c) else { return [reject(input, cid, user, nil, "banned")] }
             return readUpTo(c, i, channels[c].latest, at ?? now)
         case .notificationMarkUnread(let cid, let user, let messageID):
             guard let c = channelIndex(cid) else { return [reject(input, cid, user, messageID, "unknown_channel")] }
             guard let i = channels[c].current(user) else { return [reject(input, cid, user, messageID, "not_member")] }
+            guard !isBanned(user, c) else { return [reject(input, cid, user, messageID, "banned")] }
             guard let p = channels[c].index(of: messageID) else {
                 return [reject(input, cid, user, messageID, "unknown_message")]
             }
@@ -423,7 +498,7 @@ struct ReferenceModel {
         case .notificationMarkAllRead(let user, let at):
             var outputs: [ReducerOutput] = []
             for c in channels.indices.sorted(by: { channels[$0].cid < channels[$1].cid }) {
-                guard let i = channels[c].current(user) else { continue }
+                guard let i = channels[c].current(user), !isBanned(user, c) else { continue }
                 outputs += readUpTo(c, i, channels[c].latest, at ?? now).filter { $0.type != "notification.mark_read" }
             }
             let t = totals(user)
@@ -450,6 +525,90 @@ struct ReferenceModel {
             if let read { if read { typeReadOff.remove(name) } else { typeReadOff.insert(name) } }
             if let delivery { if delivery { typeDeliveryOff.remove(name) } else { typeDeliveryOff.insert(name) } }
             return []
+        default:
+            return applyLife(input, now)
+        }
+    }
+
+    /// Rules 20–23: a channel's and a user's life.
+    mutating func applyLife(_ input: ReducerInput, _ now: String) -> [ReducerOutput] {
+        switch input.payload {
+        case .channelTruncated(let cid, let messageID):
+            guard let c = channelIndex(cid) else { return [reject(input, cid, nil, messageID, "unknown_channel")] }
+            var through = channels[c].messages.count - 1
+            if let messageID {
+                guard let p = channels[c].index(of: messageID) else { return [reject(input, cid, nil, messageID, "unknown_message")] }
+                through = p
+            }
+            var taken = Set(channels[c].messages.indices.filter { $0 <= through && !channels[c].messages[$0].gone })
+            for thread in channels[c].threads where thread.parent <= through {
+                taken.formUnion(thread.replies.filter { !channels[c].messages[$0].gone })
+            }
+            guard !taken.isEmpty else { return [] }
+            let before = badges(c)
+            for p in taken {
+                channels[c].messages[p].gone = true
+                channels[c].messages[p].deleted = true
+            }
+            return noticesForChanged("notification.channel_truncated", c, before)
+        case .channelHidden(let cid, let user, let clear):
+            guard let c = channelIndex(cid) else { return [reject(input, cid, user, nil, "unknown_channel")] }
+            guard let i = channels[c].current(user) else { return [reject(input, cid, user, nil, "not_member")] }
+            var changed = !channels[c].members[i].hidden
+            channels[c].members[i].hidden = true
+            let latest = channels[c].latest
+            if clear && latest > channels[c].members[i].myRead {
+                channels[c].members[i].ownDelivered = channels[c].members[i].myDelivered
+                channels[c].members[i].ownRead = latest
+                channels[c].members[i].ownReadTime = .some(now)
+                settleOwn(c, i)
+                changed = true
+            }
+            return changed ? [countsNotice("notification.channel_hidden", channels[c], user)] : []
+        case .channelVisible(let cid, let user):
+            guard let c = channelIndex(cid) else { return [reject(input, cid, user, nil, "unknown_channel")] }
+            guard let i = channels[c].current(user) else { return [reject(input, cid, user, nil, "not_member")] }
+            guard channels[c].members[i].hidden else { return [] }
+            channels[c].members[i].hidden = false
+            return [countsNotice("notification.channel_visible", channels[c], user)]
+        case .channelDeleted(let cid):
+            guard let c = channelIndex(cid) else { return [reject(input, cid, nil, nil, "unknown_channel")] }
+            let members = channels[c].members.filter(\.isMember).map(\.user).sorted()
+            let gone = channels.remove(at: c)
+            return members.map { countsNotice("notification.channel_deleted", Channel(cid: gone.cid), $0) }
+        case .userDeleted(let user, let hard):
+            var outputs: [ReducerOutput] = []
+            if hard {
+                for c in channels.indices {
+                    let theirs = channels[c].messages.indices.filter { p in
+                        let m = channels[c].messages[p]
+                        return m.sender == user && m.regular && !m.silent && !m.deleted && m.inChannel
+                    }
+                    guard !theirs.isEmpty else { continue }
+                    let before = badges(c).filter { $0.0 != user }
+                    for p in theirs { channels[c].messages[p].deleted = true }
+                    outputs += noticesForChanged(
+                        "notification.user_deleted", c, before, extra: [("deleted_user_id", .string(user))])
+                }
+            }
+            for c in channels.indices {
+                guard let i = channels[c].current(user) else { continue }
+                channels[c].members[i].isMember = false
+                channels[c].members[i].hidden = false
+                if hard { channels[c].members[i].erased = true }
+            }
+            return outputs
+        case .userBanned(let user, let cid), .userUnbanned(let user, let cid):
+            let banned = input.payload.type == .userBanned
+            guard let cid else {
+                if banned { bannedEverywhere.insert(user) } else { bannedEverywhere.remove(user) }
+                return []
+            }
+            guard let c = channelIndex(cid) else { return [reject(input, cid, user, nil, "unknown_channel")] }
+            if banned { channels[c].banned.insert(user) } else { channels[c].banned.remove(user) }
+            return []
+        default:
+            preconditionFailure("not a life event: \(input.payload.type)")
         }
     }
 
@@ -705,16 +864,16 @@ struct ReferenceModel {
             for ch in channels.sorted(by: { $0.cid < $1.cid }) {
                 guard let i = ch.current(user) else { continue }
                 let m = ch.members[i]
-                let unread = ch.unread(m)
+                let (unread, mentions) = ch.badge(m)
                 // Thread fields only where the user takes part in a thread.
                 let takesPart = ch.threads.contains { $0.participants.contains { $0.user == user } }
                 let threads = ch.unreadThreads(user)
                 if takesPart { threadTotal = (threadTotal ?? 0) + threads.count }
                 guard unread > 0 || !threads.isEmpty else { continue }
                 var row: [(String, JSONValue)] = [
-                    ("cid", .string(ch.cid)), ("unread_messages", n(unread)), ("unread_mentions", n(ch.unreadMentions(m))),
+                    ("cid", .string(ch.cid)), ("unread_messages", n(unread)), ("unread_mentions", n(mentions)),
                     ("muted", .bool(m.muted)), ("count_unread", .string(m.countUnread.rawValue)),
-                    ("last_read", Self.time(m.myReadTime)), ("first_unread_message_id", ch.firstUnread(m).map { ch.id(at: $0) } ?? .null),
+                    ("last_read", Self.time(m.myReadTime)), ("first_unread_message_id", unread > 0 ? ch.firstUnread(m).map { ch.id(at: $0) } ?? .null : .null),
                 ]
                 if takesPart {
                     row += [

@@ -61,7 +61,8 @@ public struct PrivacyFilter: Plugin {
         case EventType.userUpdated.rawValue, EventType.channelTypeUpdated.rawValue:
             if let (_, payload) = try event.ingress() { state.apply(payload) }
             output.pass(event)
-        case EventType.channelCreated.rawValue, EventType.memberAdded.rawValue, EventType.memberRemoved.rawValue:
+        case EventType.channelCreated.rawValue, EventType.memberAdded.rawValue, EventType.memberRemoved.rawValue,
+            EventType.channelDeleted.rawValue, EventType.userDeleted.rawValue:
             if reciprocity, let (_, payload) = try event.ingress() { state.applyMembership(payload) }
             output.pass(event)
         case policy.eventType.rawValue where !event.subject.hasPrefix("@"):

@@ -35,9 +35,11 @@ public struct PrivacySettings: PluginState, Equatable {
         }
     }
 
-    /// Applies membership (`channel.created`, `member.added`, `member.removed`)
-    /// as the reducer does: a repeated `channel.created` adds whom it names,
-    /// membership changes of unknown channels change nothing.
+    /// Applies membership (`channel.created`, `member.added`, `member.removed`,
+    /// `channel.deleted`, `user.deleted`) as the reducer does: a repeated
+    /// `channel.created` adds whom it names, membership changes of unknown
+    /// channels change nothing, a deleted channel has no members (and may be
+    /// created again), a deleted user is in no channel.
     public mutating func applyMembership(_ payload: IngressPayload) {
         switch payload {
         case .channelCreated(let cid, let users):
@@ -46,6 +48,10 @@ public struct PrivacySettings: PluginState, Equatable {
             members[cid]?.insert(userID)
         case .memberRemoved(let cid, let userID):
             members[cid]?.remove(userID)
+        case .channelDeleted(let cid):
+            members[cid] = nil
+        case .userDeleted(let userID, _):
+            for cid in members.keys where members[cid]?.contains(userID) == true { members[cid]?.remove(userID) }
         default:
             break
         }

@@ -19,25 +19,29 @@ extension ReceiptReducer {
         return []
     }
 
+    /// `member.added`: tells the new member's devices their counts
+    /// (`notification.added_to_channel`, rule 21).
     mutating func memberAdded(_ input: ReducerInput, cid: String, userID: String) -> [ReducerOutput] {
-        guard let ci = channelIndex[cid] else {
+        guard let ci = channelIndex[cid].map({ Int($0) }) else {
             return [reject(input, cid: cid, userID: userID, messageID: nil, .unknownChannel)]
         }
-        join(Int(ci), intern(userID), time: timeCode(nil, input))
-        return []
+        let user = intern(userID)
+        guard join(ci, user, time: timeCode(nil, input)) else { return [] }
+        return [countsEvent(.addedToChannel, cid: cid, user: user, ci: ci, slot: channels[ci].slots[user])]
     }
 
+    /// `member.removed`: tells the former member's devices their new totals
+    /// (`notification.removed_from_channel`, rule 21).
     mutating func memberRemoved(_ input: ReducerInput, cid: String, userID: String) -> [ReducerOutput] {
         guard let ci = channelIndex[cid] else {
             return [reject(input, cid: cid, userID: userID, messageID: nil, .unknownChannel)]
         }
         guard let user = userIndex[userID] else { return [] }
-        if channels[Int(ci)].removeMember(user, users, flags: userFlags[Int(user)]) {
-            if let i = userChannels[Int(user)].firstIndex(of: Int32(ci)) {
-                userChannels[Int(user)].remove(at: i)
-            }
+        guard channels[Int(ci)].removeMember(user, users, flags: userFlags[Int(user)]) else { return [] }
+        if let i = userChannels[Int(user)].firstIndex(of: Int32(ci)) {
+            userChannels[Int(user)].remove(at: i)
         }
-        return []
+        return [countsEvent(.removedFromChannel, cid: cid, user: user, ci: Int(ci), slot: nil)]
     }
 
     /// `member.updated`: the member's mute and count preference for the channel; a key left
@@ -45,7 +49,7 @@ extension ReceiptReducer {
     mutating func memberUpdated(
         _ input: ReducerInput, cid: String, userID: String, muted: Bool?, countUnread: CountPreference?
     ) -> [ReducerOutput] {
-        switch resolve(cid, userID, nil) {
+        switch resolve(cid, userID, nil, acking: false) {
         case .failure(let reason):
             return [reject(input, cid: cid, userID: userID, messageID: nil, reason)]
         case .success(let target):
@@ -55,10 +59,13 @@ extension ReceiptReducer {
         }
     }
 
-    private mutating func join(_ ci: Int, _ user: UInt32, time: Int64) {
+    @discardableResult
+    private mutating func join(_ ci: Int, _ user: UInt32, time: Int64) -> Bool {
         if channels[ci].addMember(user, time: time, users, flags: userFlags[Int(user)]) {
             userChannels[Int(user)].append(Int32(ci))
+            return true
         }
+        return false
     }
 
     // MARK: Messages
@@ -94,6 +101,8 @@ extension ReceiptReducer {
             id: message.id, sender: sender, system: message.kind == .system, silent: message.silent,
             mentioned: mentioned, inChannel: inChannel)
         // Sending is not reading (rule 3): no watermark of the sender moves.
+        // A channel message shows the channel again to those who hid it (rule 20).
+        if inChannel && !channels[ci].hiddenSlots.isEmpty { _ = channels[ci].showToAll() }
         if let root {
             channels[ci].addReply(position, root: root, sender: sender, mentioned: mentioned, time: times.encode(message.createdAt))
         }
@@ -108,6 +117,8 @@ extension ReceiptReducer {
         guard let position = channels[ci].messageIndex.position(of: messageID, in: channels[ci].messageIDs) else {
             return [reject(input, cid: cid, userID: nil, messageID: messageID, .unknownMessage)]
         }
+        // Whom the deletion changes a badge for (rule 21): the members it was unread for.
+        let affected = channels[ci].unreadFor(position)
         guard channels[ci].deleteMessage(at: position) else { return [] }
         var writer = JSONWriter(capacity: 96)
         writer.beginObject()
@@ -115,19 +126,26 @@ extension ReceiptReducer {
         writer.key("message_id"); writer.string(messageID)
         writer.endObject()
         let data = input.data?.serialized() ?? writer.bytes
-        return [ReducerOutput(stage: "out", type: EventType.messageDeleted.wireName, subject: cid, data: data)]
+        let notices = affected.sorted { users[Int($0.user)] < users[Int($1.user)] }.map { entry in
+            countsEvent(.messageDeleted, cid: cid, user: entry.user, ci: ci, slot: entry.slot) { writer in
+                writer.key(plain: "message_id"); writer.string(messageID)
+            }
+        }
+        return [ReducerOutput(stage: "out", type: EventType.messageDeleted.wireName, subject: cid, data: data)] + notices
     }
 
     // MARK: Acks
 
     /// Resolves an ack's channel, member and (optionally) message, or the rejection.
-    private func resolve(_ cid: String, _ userID: String, _ messageID: String?)
+    /// An ack (`acking`) by a banned user is rejected `banned`.
+    func resolve(_ cid: String, _ userID: String, _ messageID: String?, acking: Bool = true)
         -> Result<(ci: Int, slot: Int32, user: UInt32, position: Int32), RejectionReason>
     {
         guard let ci = channelIndex[cid].map({ Int($0) }) else { return .failure(.unknownChannel) }
         guard let user = userIndex[userID], let slot = channels[ci].currentSlot(of: user) else {
             return .failure(.notMember)
         }
+        if acking && isBanned(user, ci) { return .failure(.banned) }
         guard let messageID else { return .success((ci, slot, user, -1)) }
         guard let position = channels[ci].messageIndex.position(of: messageID, in: channels[ci].messageIDs) else {
             return .failure(.unknownMessage)
@@ -260,6 +278,7 @@ extension ReceiptReducer {
             for ci in order.map({ Int($0) }) {
                 // userChannels lists only channels where the user has a current slot.
                 let slot = channels[ci].slots[user]!
+                guard !isBanned(user, ci) else { continue }
                 if let channelEvent = moveRead(ci, slot, user, to: channels[ci].latest, time: time, seq: input.seq).channelEvent {
                     outputs.append(channelEvent)
                 }

@@ -105,10 +105,15 @@ extension ReceiptReducer {
 
     /// The counts closing a `notification.*`: the channel's `unread_messages`
     /// and `unread_mentions`, then the user's totals.
-    private func writeCounts(_ writer: inout JSONWriter, _ ci: Int, _ user: UInt32, _ own: OwnWatermarks, _ totals: UnreadTotals) {
-        writer.key(plain: "unread_messages"); writer.int(channels[ci].unread(after: own.readPosition, user: user))
-        writer.key(plain: "unread_mentions")
-        writer.int(channels[ci].unreadMentions(after: own.readPosition, user: user))
+    func writeCounts(_ writer: inout JSONWriter, _ ci: Int, _ slot: Int32, _ totals: UnreadTotals) {
+        let badge = channels[ci].badge(slot)
+        writer.key(plain: "unread_messages"); writer.int(badge.messages)
+        writer.key(plain: "unread_mentions"); writer.int(badge.mentions)
+        writeTotals(&writer, totals)
+    }
+
+    /// The user's totals closing a `notification.*`.
+    func writeTotals(_ writer: inout JSONWriter, _ totals: UnreadTotals) {
         writer.key(plain: "unread_channels"); writer.int(totals.channels)
         writer.key(plain: "total_unread_count"); writer.int(totals.total)
         writer.key(plain: "total_unread_mentions"); writer.int(totals.mentions)
@@ -125,7 +130,7 @@ extension ReceiptReducer {
         writer.key(plain: "user_id"); writer.string(users[Int(user)])
         writer.key(plain: "last_read_message_id"); writeOptional(&writer, channels[ci].messageID(at: own.readPosition))
         writer.key(plain: "last_read"); writeOptional(&writer, times.decode(own.readTime))
-        writeCounts(&writer, ci, user, own, totals)
+        writeCounts(&writer, ci, slot, totals)
         writer.endObject()
         return ReducerOutput(
             stage: "out", type: EventType.notificationMarkRead.wireName, subject: "@" + users[Int(user)],
@@ -159,7 +164,7 @@ extension ReceiptReducer {
         writer.key(plain: "first_unread_message_id"); writer.string(channels[ci].messageIDs[Int(firstUnread)])
         writer.key(plain: "last_read_message_id"); writeOptional(&writer, channels[ci].messageID(at: own.readPosition))
         writer.key(plain: "last_read"); writeOptional(&writer, times.decode(own.readTime))
-        writeCounts(&writer, ci, user, own, totals)
+        writeCounts(&writer, ci, slot, totals)
         writer.endObject()
         return ReducerOutput(
             stage: "out", type: EventType.notificationMarkUnread.wireName, subject: "@" + users[Int(user)],

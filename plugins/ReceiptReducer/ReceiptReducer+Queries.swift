@@ -293,14 +293,15 @@ extension ReceiptReducer {
                 let record = channel.members[Int(slot)]
                 // The user's own read watermark (rule 18): their badge's.
                 let own = channel.ownWatermarks(slot)
-                let unread = channel.unread(after: own.readPosition, user: user)
+                let badge = channel.badge(slot)
+                let unread = badge.messages
                 let takesPart = channel.participation[user] != nil
                 let threads = takesPart ? unreadThreads(Int(ci), user) : []
                 if takesPart { threadTotal = (threadTotal ?? 0) + threads.count }
                 guard unread > 0 || !threads.isEmpty else { continue }
                 let first = unread > 0 ? channel.firstUnread(after: own.readPosition, user: user) : nil
                 rows.append((
-                    channel.cid, unread, channel.unreadMentions(after: own.readPosition, user: user),
+                    channel.cid, unread, badge.mentions,
                     record.muted, record.countUnread.rawValue, times.decode(own.readTime),
                     first.map { channel.messageIDs[Int($0)] },
                     takesPart ? threads.map { channel.messageIDs[Int(channel.threads[$0].parent)] } : nil

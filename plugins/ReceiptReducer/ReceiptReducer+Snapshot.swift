@@ -41,11 +41,18 @@ import EventBusCore
 /// differ from the public ones (``OwnWatermarks``): a count, then for each,
 /// by slot, the slot, the own read position and time and the own delivered
 /// position. Versions 1–5 load with no own watermarks, every member joined
-/// before the first message and every participant at the parent. Only the primary
+/// before the first message and every participant at the parent. Version 7
+/// (a channel's life, rules 20–23) writes a message a truncation took with an
+/// empty id and a deleted channel with an empty cid and nothing in it; adds to
+/// the member settings byte bit 3 (hidden) and bit 4 (erased); counts five
+/// rejection reasons (`banned`); and appends, per channel in order, the users
+/// banned there (a count, then user indices, ascending), then the users banned
+/// everywhere (the same). Versions 1–6 load with nothing hidden, erased or
+/// banned, and four rejection counts. Only the primary
 /// state is stored; the count structures are rebuilt on load in O(n log n).
 extension ReceiptReducer {
     static let snapshotMagic: [UInt8] = [0x52, 0x52, 0x53]  // "RRS"
-    static let snapshotVersion: UInt8 = 6
+    static let snapshotVersion: UInt8 = 7
 
     /// Encodes the whole state.
     public func encodeSnapshot() -> [UInt8] {
@@ -141,6 +148,10 @@ extension ReceiptReducer {
                 w.int(Int64(own.deliveredPosition))
             }
         }
+        for banned in channels.map(\.banned) + [bannedEverywhere] {
+            w.uint(UInt64(banned.count))
+            for user in banned.sorted() { w.uint(UInt64(user)) }
+        }
         return w.bytes
     }
 
@@ -179,12 +190,16 @@ extension ReceiptReducer {
         for _ in 0..<(try r.count("times")) { irregular.append(try r.string("time")) }
         times = TimeTable(irregular: irregular)
         let reasons = try r.count("rejections")
-        guard reasons == rejections.count else { throw SnapshotError("expected \(rejections.count) rejection counts") }
+        // `banned` came with version 7, last of the reasons.
+        let expected = version >= 7 ? rejections.count : rejections.count - 1
+        guard reasons == expected else { throw SnapshotError("expected \(expected) rejection counts") }
         for i in 0..<reasons { rejections[i] = try r.uint() }
         for _ in 0..<(try r.count("channels")) {
             let cid = try r.string("cid")
             guard channelIndex[cid] == nil else { throw SnapshotError("duplicate channel \(cid)") }
-            channelIndex[cid] = Int32(channels.count)
+            // An empty cid is a deleted channel's place (version 7): no index entry.
+            guard !cid.isEmpty || version >= 7 else { throw SnapshotError("a channel without a cid") }
+            if !cid.isEmpty { channelIndex[cid] = Int32(channels.count) }
             channels.append(try Self.decodeChannel(cid, &r, users, version: version))
             let ci = Int32(channels.count - 1)
             for record in channels[Int(ci)].members where record.isMember {
@@ -194,13 +209,14 @@ extension ReceiptReducer {
         if version >= 2 { try decodeSettings(&r) }
         if version >= 4 {
             try decodeMentions(&r)
-            try decodeMemberSettings(&r)
+            try decodeMemberSettings(&r, version: version)
         }
         if version >= 5 {
             try decodeHistories(&r)
             try decodeParticipants(&r, version: version)
         }
         if version >= 6 { try decodeOwnWatermarks(&r) }
+        if version >= 7 { try decodeBans(&r) }
         guard r.isAtEnd else { throw SnapshotError("trailing bytes at \(r.offset)") }
     }
 
@@ -245,29 +261,57 @@ extension ReceiptReducer {
         }
     }
 
-    /// A member record's settings as a byte: bit 0 muted, bits 1–2 the count preference.
+    /// A member record's settings as a byte: bit 0 muted, bits 1–2 the count
+    /// preference, bit 3 hidden, bit 4 erased.
     static func settingsByte(_ record: MemberState) -> UInt8 {
         let preference: UInt8 = switch record.countUnread {
         case .all: 0
         case .mentions: 1
         case .off: 2
         }
-        return (record.muted ? 1 : 0) | preference << 1
+        return (record.muted ? 1 : 0) | preference << 1 | (record.hidden ? 8 : 0) | (record.erased ? 16 : 0)
+    }
+
+    /// Reads the bans (version 7): per channel, then everywhere.
+    private mutating func decodeBans(_ r: inout SnapshotReader) throws(SnapshotError) {
+        func users(_ what: String) throws(SnapshotError) -> Set<UInt32> {
+            var found: Set<UInt32> = []
+            var previous: Int64 = -1
+            for _ in 0..<(try r.count(what)) {
+                let user = try r.uint()
+                guard user < UInt64(self.users.count), Int64(user) > previous else { throw SnapshotError("bad \(what)") }
+                previous = Int64(user)
+                found.insert(UInt32(user))
+            }
+            return found
+        }
+        for ci in channels.indices { channels[ci].banned = try users("bans of \(channels[ci].cid)") }
+        bannedEverywhere = try users("bans everywhere")
     }
 
     /// Reads the member settings (version 4).
-    private mutating func decodeMemberSettings(_ r: inout SnapshotReader) throws(SnapshotError) {
+    private mutating func decodeMemberSettings(_ r: inout SnapshotReader, version: UInt8) throws(SnapshotError) {
         for ci in channels.indices {
             var previous = -1
             for _ in 0..<(try r.count("member settings")) {
                 let slot = try r.uint()
                 let byte = try r.byte()
-                guard slot < UInt64(channels[ci].members.count), Int(slot) > previous, byte != 0, byte & ~7 == 0,
-                    byte >> 1 <= 2
+                guard slot < UInt64(channels[ci].members.count), Int(slot) > previous, byte != 0,
+                    byte & (version >= 7 ? ~31 : ~7) == 0, (byte >> 1) & 3 <= 2
                 else { throw SnapshotError("\(channels[ci].cid): bad member settings") }
                 previous = Int(slot)
+                let record = channels[ci].members[Int(slot)]
+                let hidden = byte & 8 != 0
+                let erased = byte & 16 != 0
+                // Only a member hides a channel; only a removed member's record is erased, and emptied.
+                guard !hidden || record.isMember,
+                    !erased || (!record.isMember && record.readPosition == -1 && record.deliveredPosition == -1)
+                else { throw SnapshotError("\(channels[ci].cid): bad member settings at slot \(slot)") }
                 channels[ci].members[Int(slot)].muted = byte & 1 == 1
-                channels[ci].members[Int(slot)].countUnread = [CountPreference.all, .mentions, .off][Int(byte >> 1)]
+                channels[ci].members[Int(slot)].countUnread = [CountPreference.all, .mentions, .off][Int((byte >> 1) & 3)]
+                channels[ci].members[Int(slot)].hidden = hidden
+                channels[ci].members[Int(slot)].erased = erased
+                if hidden { channels[ci].hiddenSlots.append(Int32(slot)) }
             }
         }
     }
@@ -432,7 +476,12 @@ extension ReceiptReducer {
             guard info <= UInt64(UInt32.max), Int(UInt32(info) & ChannelState.senderMask) < users.count else {
                 throw SnapshotError("\(cid): message \(id) has a bad sender")
             }
-            guard channel.messageIndex.position(of: id, in: channel.messageIDs) == nil else {
+            // An empty id is a message a truncation took (version 7): deleted, in no index.
+            let gone = id.isEmpty
+            guard !gone || (version >= 7 && UInt32(info) & ChannelState.deletedBit != 0) else {
+                throw SnapshotError("\(cid): a message without an id at \(position)")
+            }
+            guard gone || channel.messageIndex.position(of: id, in: channel.messageIDs) == nil else {
                 throw SnapshotError("\(cid): duplicate message \(id)")
             }
             var root: Int32?
@@ -448,7 +497,7 @@ extension ReceiptReducer {
             }
             channel.messageIDs.append(id)
             channel.messageInfo.append(UInt32(info))
-            channel.messageIndex.insert(position, in: channel.messageIDs)
+            if !gone { channel.messageIndex.insert(position, in: channel.messageIDs) }
             if shown { channel.latest = position } else { channel.threadOnly.insert(position) }
             if let root {
                 if channel.thread(ofParent: root) == nil {

@@ -20,8 +20,8 @@ import EventBusCore
 ///
 /// Where the rules leave a choice, the reducer decides (docs/events.md, "The
 /// receipt rules in plain words"):
-/// - Rejection precedence: `unknown_channel` > `not_member` > `unknown_message`
-///   > `own_message`. `own_message` applies to `notification.mark_unread` only;
+/// - Rejection precedence: `unknown_channel` > `not_member` > `banned` (acks only)
+///   > `unknown_message` > `own_message`. `own_message` applies to `notification.mark_unread` only;
 ///   a read or delivered ack for one's own message is an ordinary ack (usually
 ///   "not forward", so nothing). `member.added`/`member.removed` for an unknown
 ///   channel are rejected `unknown_channel` too; removing a non-member does nothing.
@@ -75,8 +75,17 @@ import EventBusCore
 ///   skipped or repeated. `hidden_member_count` counts the members the view
 ///   hides on the whole channel (docs/events.md: "the members with anything hidden"),
 ///   so it is the same on every page; each view covers the same page.
-/// - Deletions emit only `message.deleted` to the channel; affected users'
-///   counts are exact on their next notification or query.
+/// - A deletion emits `message.deleted` to the channel, then a
+///   `notification.message_deleted` to each member it was unread for: found
+///   by one pass over the members, O(members). Every other change of a
+///   user's counts that is not their own ack (membership, truncation, hiding,
+///   a channel or user deleted) tells them too (docs/events.md rule 21).
+/// - A channel's life (rules 20–23): a truncation marks its messages
+///   deleted and forgets their ids (an empty id, rebuilding the id index,
+///   O(n)); a hidden channel is a member flag that the next channel message
+///   clears; a deleted channel leaves its place in ``channels`` empty (no
+///   other index moves); a hard-deleted user's records are erased in place
+///   (``MemberState/erased``) and their channel messages deleted.
 public struct ReceiptReducer: Sendable {
     /// The time used when an input has neither an `*_at` nor an envelope time.
     public static let fallbackTime = "1970-01-01T00:00:00.000Z"
@@ -97,6 +106,8 @@ public struct ReceiptReducer: Sendable {
     var userFlags: [PrivacyFlags] = []
     /// Channel type → its toggles, for types with something off.
     var typeFlags: [String: PrivacyFlags] = [:]
+    /// Users banned from acknowledging in every channel.
+    var bannedEverywhere: Set<UInt32> = []
     /// Rejections so far, by ``RejectionReason`` (in `allCases` order).
     var rejections: [UInt64] = Array(repeating: 0, count: RejectionReason.allCases.count)
 
@@ -137,6 +148,20 @@ public struct ReceiptReducer: Sendable {
             return userUpdated(userID: userID, read: read, delivery: delivery)
         case .channelTypeUpdated(let name, let delivery, let read):
             return channelTypeUpdated(name: name, read: read, delivery: delivery)
+        case .channelTruncated(let cid, let messageID):
+            return channelTruncated(input, cid: cid, messageID: messageID)
+        case .channelHidden(let cid, let userID, let clearHistory):
+            return channelHidden(input, cid: cid, userID: userID, clearHistory: clearHistory)
+        case .channelVisible(let cid, let userID):
+            return channelVisible(input, cid: cid, userID: userID)
+        case .channelDeleted(let cid):
+            return channelDeleted(input, cid: cid)
+        case .userDeleted(let userID, let hard):
+            return userDeleted(input, userID: userID, hard: hard)
+        case .userBanned(let userID, let cid):
+            return userBanned(input, userID: userID, cid: cid, banned: true)
+        case .userUnbanned(let userID, let cid):
+            return userBanned(input, userID: userID, cid: cid, banned: false)
         }
     }
 
@@ -206,10 +231,11 @@ public struct ReceiptReducer: Sendable {
         return .some(channel.messageID(at: record.deliveredPosition))
     }
 
-    /// `unread_messages` of `userID` in `cid` (after their own read watermark), `nil` without a record.
+    /// `unread_messages` of `userID` in `cid` (after their own read watermark; 0 while they hide
+    /// the channel), `nil` without a record.
     public func unreadMessages(cid: String, userID: String) -> Int? {
         guard let (channel, slot) = slot(cid: cid, userID: userID) else { return nil }
-        return channel.unread(after: channel.ownReadPosition(slot), user: channel.members[Int(slot)].user)
+        return channel.badge(slot).messages
     }
 
     /// `(total_unread_count, unread_channels)` of `userID` over their current channels.
@@ -222,7 +248,7 @@ public struct ReceiptReducer: Sendable {
     /// `unread_mentions` of `userID` in `cid`, `nil` without a record.
     public func unreadMentions(cid: String, userID: String) -> Int? {
         guard let (channel, slot) = slot(cid: cid, userID: userID) else { return nil }
-        return channel.unreadMentions(after: channel.ownReadPosition(slot), user: channel.members[Int(slot)].user)
+        return channel.badge(slot).mentions
     }
 
     /// `total_unread_mentions` of `userID` over their current channels.
@@ -239,7 +265,8 @@ public struct ReceiptReducer: Sendable {
     private func slot(cid: String, userID: String) -> (ChannelState, Int32)? {
         guard let ci = channelIndex[cid], let user = userIndex[userID] else { return nil }
         let channel = channels[Int(ci)]
-        guard let slot = channel.slots[user] else { return nil }
+        // An erased record (a hard-deleted user's) is no record.
+        guard let slot = channel.slots[user], !channel.members[Int(slot)].erased else { return nil }
         return (channel, slot)
     }
 
@@ -251,7 +278,7 @@ public struct ReceiptReducer: Sendable {
             // (`channels[ci]` each time: a local copy would retain every array of the channel.)
             let slot = channels[Int(ci)].slots[user]!
             let record = channels[Int(ci)].members[Int(slot)]
-            guard record.countUnread != .off else { continue }
+            guard record.countUnread != .off, !record.hidden else { continue }
             let read = channels[Int(ci)].ownReadPosition(slot)
             let mentions = channels[Int(ci)].unreadMentions(after: read, user: user)
             // Muted and mentions-only channels add their mentions only.

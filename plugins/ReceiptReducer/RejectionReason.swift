@@ -5,6 +5,8 @@ public enum RejectionReason: String, Sendable, CaseIterable, Error {
     case unknownChannel = "unknown_channel"
     /// The user is not a member of the channel now.
     case notMember = "not_member"
+    /// The user is banned from acknowledging in the channel, or everywhere (`user.banned`).
+    case banned
     /// The channel has no message with that id.
     case unknownMessage = "unknown_message"
     /// `notification.mark_unread` from the user's own message.

@@ -32,6 +32,20 @@ public enum EventType: String, Sendable, CaseIterable, Hashable {
     case userUpdated = "user.updated"
     /// A channel type's receipt toggles changed.
     case channelTypeUpdated = "channel_type.updated"
+    /// A channel's history up to a message (or all of it) is gone for everyone.
+    case channelTruncated = "channel.truncated"
+    /// A member hid a channel (Stream's hide): no unread for them until a new message.
+    case channelHidden = "channel.hidden"
+    /// A member showed a hidden channel again.
+    case channelVisible = "channel.visible"
+    /// A channel and everything about it is gone; its cid may be created again.
+    case channelDeleted = "channel.deleted"
+    /// A user left for good: removed from every channel, their messages deleted too if hard.
+    case userDeleted = "user.deleted"
+    /// A user may no longer acknowledge, in one channel or in every channel.
+    case userBanned = "user.banned"
+    /// A ban is lifted.
+    case userUnbanned = "user.unbanned"
     /// An ack that could not apply (stage `diag`).
     case receiptRejected = "receipt.rejected"
     /// An egress event a privacy filter held back (stage `diag`).
@@ -54,26 +68,35 @@ public enum EventType: String, Sendable, CaseIterable, Hashable {
         switch self {
         case .channelCreated, .memberAdded, .memberRemoved, .memberUpdated, .messageNew, .messageDeleted,
             .messageDelivered, .messageRead, .notificationMarkRead, .notificationMarkUnread, .notificationMarkAllRead,
-            .userUpdated, .channelTypeUpdated:
+            .userUpdated, .channelTypeUpdated, .channelTruncated, .channelHidden, .channelVisible, .channelDeleted,
+            .userDeleted, .userBanned, .userUnbanned:
             return true
         case .receiptRejected, .receiptSuppressed, .query, .reply:
             return false
         }
     }
 
-    /// Whether the type is private: settings and membership, never delivered
-    /// to consumers of `out` or to stream subscribers.
+    /// Whether the type is private: settings, membership and a channel's or
+    /// user's life, never delivered to consumers of `out` or to stream
+    /// subscribers (the reducer tells the users concerned with `notification.*`).
     public var isPrivate: Bool {
         switch self {
-        case .channelCreated, .memberAdded, .memberRemoved, .memberUpdated, .userUpdated, .channelTypeUpdated:
+        case .channelCreated, .memberAdded, .memberRemoved, .memberUpdated, .userUpdated, .channelTypeUpdated,
+            .channelTruncated, .channelHidden, .channelVisible, .channelDeleted, .userDeleted, .userBanned, .userUnbanned:
             return true
         default:
             return false
         }
     }
 
-    /// Whether the event's subject is a channel id that must equal `data.cid`.
+    /// Whether the event's subject is a channel id that must equal `data.cid`
+    /// (a ban's is, when it names a channel).
     public var isChannelEvent: Bool {
-        isIngress && self != .userUpdated && self != .channelTypeUpdated && self != .notificationMarkAllRead
+        switch self {
+        case .userUpdated, .channelTypeUpdated, .notificationMarkAllRead, .userDeleted, .userBanned, .userUnbanned:
+            false
+        default:
+            isIngress
+        }
     }
 }

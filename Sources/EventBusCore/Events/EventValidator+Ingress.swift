@@ -98,6 +98,28 @@ extension EventValidator {
             return .channelTypeUpdated(
                 name: nameText, deliveryEvents: try bool(data["delivery_events"], "data.delivery_events"),
                 readEvents: try bool(data["read_events"], "data.read_events"))
+        case .channelTruncated:
+            let cid = try cid(data["cid"], "data.cid")
+            let message = try data["message_id"].map { value throws(EventValidationError) in
+                try messageID(value, "data.message_id")
+            }
+            return .channelTruncated(cid: cid, messageID: message)
+        case .channelHidden:
+            return .channelHidden(
+                cid: try cid(data["cid"], "data.cid"), userID: try userID(data["user_id"], "data.user_id"),
+                clearHistory: try bool(data["clear_history"], "data.clear_history") ?? false)
+        case .channelVisible:
+            return .channelVisible(cid: try cid(data["cid"], "data.cid"), userID: try userID(data["user_id"], "data.user_id"))
+        case .channelDeleted:
+            return .channelDeleted(cid: try cid(data["cid"], "data.cid"))
+        case .userDeleted:
+            return .userDeleted(
+                userID: try userID(data["user_id"], "data.user_id"),
+                hard: try bool(data["hard_delete"], "data.hard_delete") ?? false)
+        case .userBanned, .userUnbanned:
+            let user = try userID(data["user_id"], "data.user_id")
+            let channel = try data["cid"].map { value throws(EventValidationError) in try cid(value, "data.cid") }
+            return type == .userBanned ? .userBanned(userID: user, cid: channel) : .userUnbanned(userID: user, cid: channel)
         case .receiptRejected, .receiptSuppressed, .query, .reply:
             throw EventValidationError(code: .unknownType, message: "type: \"\(type.rawValue)\" is not an ingress type")
         }

@@ -292,8 +292,9 @@ extension EventValidator {
             case .memberAdded, .memberRemoved: member
             case .messageDeleted: messageDeleted
             case .messageNew: messageNew
-            case .channelCreated, .memberUpdated, .notificationMarkAllRead, .userUpdated, .channelTypeUpdated, .receiptRejected, .receiptSuppressed, .query,
-                .reply:
+            case .channelCreated, .memberUpdated, .notificationMarkAllRead, .userUpdated, .channelTypeUpdated,
+                .channelTruncated, .channelHidden, .channelVisible, .channelDeleted, .userDeleted, .userBanned,
+                .userUnbanned, .receiptRejected, .receiptSuppressed, .query, .reply:
                 nil
             }
         }

@@ -364,7 +364,8 @@ public enum EventValidator {
             else {
                 throw bad("subject: \"\(subject)\" must be \"@\(userID)\" (\"@\" and data.user.id)")
             }
-        case .notificationMarkAllRead(let userID, _):
+        case .notificationMarkAllRead(let userID, _), .userDeleted(let userID, _), .userBanned(let userID, nil),
+            .userUnbanned(let userID, nil):
             guard subject.utf8.count == userID.utf8.count + 1, subject.utf8.first == UInt8(ascii: "@"),
                 subject.utf8.dropFirst().elementsEqual(userID.utf8)
             else {

@@ -76,6 +76,10 @@ struct ChannelState: Sendable {
     /// watermarks differ from their public ones (``OwnWatermarks``): after a
     /// mark unread, or an ack made while a receipt was hidden.
     var own: [Int32: OwnWatermarks] = [:]
+    /// Slots of the current members who hid the channel (``MemberState/hidden``), sorted.
+    var hiddenSlots: [Int32] = []
+    /// Users banned from acknowledging in this channel (`user.banned` with its cid).
+    var banned: Set<UInt32> = []
 
     init(cid: String) {
         self.cid = cid
@@ -101,9 +105,11 @@ struct ChannelState: Sendable {
         info & (systemBit | silentBit | deletedBit) == 0
     }
 
-    /// The message id at `position`, `nil` for -1.
+    /// The message id at `position`, `nil` for -1 and for a message the
+    /// channel's truncation took (its id is empty: ``truncate(through:)``).
     func messageID(at position: Int32) -> String? {
-        position >= 0 ? messageIDs[Int(position)] : nil
+        guard position >= 0, !messageIDs[Int(position)].isEmpty else { return nil }
+        return messageIDs[Int(position)]
     }
 
     /// The sender of the message at `position`.
@@ -280,7 +286,7 @@ struct ChannelState: Sendable {
     /// their place by read recency), a new one starts at the latest message at
     /// `time`, with the next read stamp. Returns `false` if already a member.
     mutating func addMember(_ user: UInt32, time: Int64, _ users: [String], flags: PrivacyFlags) -> Bool {
-        if let slot = slots[user] {
+        if let slot = slots[user], !members[Int(slot)].erased {
             guard !members[Int(slot)].isMember else { return false }
             members[Int(slot)].isMember = true
             memberCount += 1
@@ -293,9 +299,16 @@ struct ChannelState: Sendable {
             user: user, readPosition: start, deliveredPosition: start, isMember: true, readTime: startTime,
             deliveredTime: startTime, joinedAt: start, readStamp: nextReadStamp)
         nextReadStamp += 1
-        let slot = Int32(members.count)
-        slots[user] = slot
-        members.append(record)
+        // An erased record's slot is taken again, as a new member's.
+        let slot = slots[user] ?? Int32(members.count)
+        if Int(slot) < members.count {
+            members[Int(slot)] = record
+            histories[slot] = nil
+            own[slot] = nil
+        } else {
+            slots[user] = slot
+            members.append(record)
+        }
         memberCount += 1
         count(slot: slot, 1, users, flags)
         return true
@@ -306,6 +319,7 @@ struct ChannelState: Sendable {
         guard let slot = slots[user], members[Int(slot)].isMember else { return false }
         count(slot: slot, -1, users, flags)
         members[Int(slot)].isMember = false
+        _ = setHidden(false, slot: slot)
         memberCount -= 1
         return true
     }

@@ -2,7 +2,8 @@
 /// `Int32` positions (the ids themselves live in the channel's id array).
 ///
 /// About 4 / 0.5…0.75 bytes per message instead of a `[String: Int32]` entry's
-/// second copy of the string. Positions are never removed.
+/// second copy of the string. Positions are never removed one by one: a
+/// truncation builds the index anew over the ids that remain.
 struct PositionIndex: Sendable {
     /// Slots holding a position, or -1 when empty. Capacity is a power of two.
     private var slots: [Int32] = Array(repeating: -1, count: 8)
@@ -11,6 +12,13 @@ struct PositionIndex: Sendable {
 
     /// An empty index.
     init() {}
+
+    /// The index of every non-empty id in `ids` (empty ones are gone: a truncation's).
+    init(ids: [String]) {
+        for position in ids.indices where !ids[position].isEmpty {
+            insert(Int32(position), in: ids)
+        }
+    }
 
     /// The position of `id`, looked up in `ids`.
     func position(of id: String, in ids: [String]) -> Int32? {
