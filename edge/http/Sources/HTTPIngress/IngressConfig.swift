@@ -12,6 +12,8 @@ public struct IngressConfig: Sendable {
     public var service = "receipts"
     /// The largest body taken: the bus's batch limit, 4 MiB of events (413 `too_large` above).
     public var maxBodyBytes = 4_194_304
+    /// The origins whose pages may call from a browser (`--cors-origin`).
+    public var cors = CORSPolicy.none
     /// How `GET /v1/stream` paces and bounds its clients.
     public var stream = StreamSettings()
     /// The common part of the streams' durable consumer names: one per server on a bus.

@@ -25,6 +25,7 @@ public struct IngressServer: Sendable {
     /// - Parameter onRunning: Called with the bound port once the server listens.
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         let router = Router()
+        if config.cors.isEnabled { router.middlewares.add(CORSMiddleware(policy: config.cors)) }
         router.get("/health") { _, _ in "ok" }
         router.post("/v1/events") { request, _ in await publish(request) }
         router.post("/v1/query/:method") { request, context in

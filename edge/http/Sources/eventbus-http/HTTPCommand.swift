@@ -48,6 +48,11 @@ struct HTTPCommand: AsyncParsableCommand {
                                valueName: "SECONDS"))
     var streamCutGrace = 5.0
 
+    @Option(name: .customLong("cors-origin"), help: ArgumentHelp(
+        "An origin (scheme://host[:port]) whose web pages may call this server from a browser, or * for any; repeat for several.",
+        valueName: "ORIGIN"))
+    var corsOrigins: [String] = []
+
     @Option(help: "Log level on stderr (trace, debug, info, notice, warning, error, critical).")
     var logLevel = "info"
 
@@ -75,6 +80,7 @@ struct HTTPCommand: AsyncParsableCommand {
                                          access: IngressAccess(tokens: tokens, appTokens: appTokens), allowInsecureBind: allowInsecureBind)
             settings.stream.heartbeat = .milliseconds(Int64((streamHeartbeat * 1_000).rounded()))
             settings.stream.bufferEvents = streamBuffer
+            settings.cors = try CORSPolicy(origins: corsOrigins)
             settings.stream.cutGrace = .milliseconds(Int64((streamCutGrace * 1_000).rounded()))
             config = settings
             try config.validate()
