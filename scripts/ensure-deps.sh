@@ -13,6 +13,7 @@ if [ "${1:-}" = "--test" ]; then
   command -v python3 >/dev/null 2>&1 || need+=(python3 python3-pip)
   command -v curl >/dev/null 2>&1 || need+=(curl)  # docs/integration.md's curl lines, run by a test
   command -v tcpdump >/dev/null 2>&1 || need+=(tcpdump)
+  command -v openssl >/dev/null 2>&1 || need+=(openssl)  # edge/http's TLS test makes its certificate
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
   command -v spin >/dev/null 2>&1 || need+=(spin)  # formal/check.sh (its pan needs gcc)
   command -v gcc >/dev/null 2>&1 || need+=(gcc)

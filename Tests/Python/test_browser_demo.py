@@ -1,7 +1,8 @@
-"""The browser demo in headless Chromium: two users, ticks, badges and a live privacy toggle.
+"""The browser demo in headless Chromium: users, ticks, badges, "read by N of M" and a live privacy toggle.
 
 Runs the whole stack from the build folder: `eventbus up` (broker, reducer, privacy
-filters) on ipc endpoints, `chat-backend` and `chat-gateway` on ephemeral ports, and
+filters) on ipc endpoints, `eventbus-http` (the pages' per-user streams, with app tokens),
+`chat-backend` and `chat-gateway` (the pages and their app tokens) on ephemeral ports, and
 Chromium driven through the DevTools protocol. Chromium is installed by
 `scripts/ensure-deps.sh --test`; if it is missing the test fails, it never skips.
 """
@@ -20,6 +21,17 @@ import websocket  # websocket-client
 from conftest import eventbus_binary, example_binary
 
 CID = "messaging:general"
+TEAM = "messaging:team"
+JWT_SECRET = "app-token-secret-of-the-browser-demo-test-0123456789"
+
+
+def http_binary():
+    """eventbus-http, a package of its own (edge/http): EVENTBUS_HTTP, as `make test` sets it."""
+    path = os.environ.get("EVENTBUS_HTTP") or os.path.join(
+        os.path.dirname(__file__), "..", "..", "edge", "http", ".build", "debug", "eventbus-http")
+    if not os.path.exists(path):
+        raise RuntimeError(f"eventbus-http not found at {path}: run `swift build --package-path edge/http` first")
+    return path
 
 
 def wait_line(path, pattern, process, what, timeout=30):
@@ -87,6 +99,27 @@ class Page:
             f".find(li => li.querySelector('.text').textContent === {json.dumps(text)});"
             " return li ? li.querySelector('.ticks').dataset.state : null })()")
 
+    def read_by(self, text):
+        return self.eval(
+            "(() => { const li = [...document.querySelectorAll('li.message.own')]"
+            f".find(li => li.querySelector('.text').textContent === {json.dumps(text)});"
+            " return li ? li.querySelector('.read-by').textContent : null })()")
+
+    def message_id(self, text):
+        return self.eval(
+            "(() => { const li = [...document.querySelectorAll('li.message')]"
+            f".find(li => li.querySelector('.text').textContent === {json.dumps(text)});"
+            " return li ? li.dataset.id : null })()")
+
+    def wait_for(self, read, expected, what, timeout=15):
+        """Polls `read()` until it returns `expected`; fails with what it returned last."""
+        deadline = time.time() + timeout
+        value = read()
+        while value != expected and time.time() < deadline:
+            time.sleep(0.05)  # a poll interval
+            value = read()
+        assert value == expected, f"{what}: {value!r}, expected {expected!r}"
+
     def has_message(self, text):
         return ("[...document.querySelectorAll('li.message .text')]"
                 f".some(e => e.textContent === {json.dumps(text)})")
@@ -115,15 +148,28 @@ def test_browser_demo_shows_ticks_badges_and_privacy_live(tmp_path):
                                                 "--command", command, "--stream", f"ipc://{directory}/stream.sock"], "up")
         processes.append(up)
         wait_line(up_err, r"eventbus ready", up, "eventbus up")
+        keygen = subprocess.run([eventbus_binary(), "keygen", "--out", os.path.join(directory, "broker")], capture_output=True)
+        assert keygen.returncode == 0, keygen.stderr
+        security = os.path.join(directory, "security.yaml")
+        with open(security, "w") as f:
+            f.write(f'secret_key_file: broker.secret\nclients: []\nhttp_jwt_hs256_secret: "{JWT_SECRET}"\n')
+        # The pages come from the gateway's origin and read the stream with fetch: --cors-origin.
+        ingress, ingress_out, _ = start(directory, "http", [http_binary(), "--listen", "127.0.0.1:0", "--command", command,
+                                                            "--security", security, "--cors-origin", "*",
+                                                            "--log-level", "warning"], "http")
+        processes.append(ingress)
+        stream_url = wait_line(ingress_out, r"listening on (http://[0-9.]+:\d+)", ingress, "eventbus-http").group(1)
         backend, backend_out, _ = start(directory, "backend", [backend_binary, "--http", "127.0.0.1:0",
                                                                "--command", command, "--log-level", "warning"], "backend")
         processes.append(backend)
         backend_url = wait_line(backend_out, r"listening on (http://[0-9.]+:\d+)", backend, "chat-backend").group(1)
         gateway, gateway_out, _ = start(directory, "gateway", [gateway_binary, "--http", "127.0.0.1:0",
-                                                               "--command", command, "--log-level", "warning"], "gateway")
+                                                               "--command", command, "--stream-url", stream_url,
+                                                               "--security", security, "--log-level", "warning"], "gateway")
         processes.append(gateway)
         gateway_url = wait_line(gateway_out, r"listening on (http://[0-9.]+:\d+)", gateway, "chat-gateway").group(1)
         http("POST", backend_url + "/channels", {"cid": CID, "members": ["alice", "bob"]})
+        http("POST", backend_url + "/channels", {"cid": TEAM, "members": ["alice", "bob", "carol"]})
 
         profile = os.path.join(directory, "chromium")
         browser = subprocess.Popen([chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
@@ -138,8 +184,8 @@ def test_browser_demo_shows_ticks_badges_and_privacy_live(tmp_path):
             time.sleep(0.05)  # a poll interval
         devtools = "http://127.0.0.1:" + open(port_file).read().split()[0]
 
-        def open_page(user):
-            url = f"{gateway_url}/?user={user}&backend={backend_url}"
+        def open_page(user, cid=CID):
+            url = f"{gateway_url}/?user={user}&backend={backend_url}&cid={cid}"
             target = http("PUT", devtools + "/json/new?about:blank")
             page = Page(target["webSocketDebuggerUrl"])
             page.call("Page.navigate", url=url)
@@ -147,7 +193,16 @@ def test_browser_demo_shows_ticks_badges_and_privacy_live(tmp_path):
                       "document.getElementById('status').dataset.state === 'live'", f"{user}'s page to connect", timeout=20)
             return page
 
-        alice, bob = open_page("alice"), open_page("bob")
+        # History, as a new user finds it: alice writes before bob has ever opened the page; the
+        # message stays at ✓ until bob's page shows it from the history, then turns ✓✓.
+        alice = open_page("alice")
+        alice.send("before bob")
+        alice.wait(alice.has_message("before bob"), "alice's own message")
+        alice.wait_for(lambda: alice.read_by("before bob"), "", "a one-to-one message shows no read by")
+        assert alice.tick("before bob") == "sent", "nobody has seen it yet"
+        bob = open_page("bob")
+        assert bob.eval(bob.has_message("before bob")), "bob's page shows the history"
+        alice.wait_for(lambda: alice.tick("before bob"), "delivered", "the history shown on bob's page acknowledged as delivered")
 
         # alice sends: bob sees it with an unread badge; bob's page marks it delivered.
         alice.send("hello bob")
@@ -165,6 +220,24 @@ def test_browser_demo_shows_ticks_badges_and_privacy_live(tmp_path):
         while alice.tick("hello bob") != "read" and time.time() < deadline:
             time.sleep(0.05)  # a poll interval
         assert alice.tick("hello bob") == "read"
+
+        # A group: alice's own message shows "read by N of M", M the other members.
+        alice_team, bob_team = open_page("alice", TEAM), open_page("bob", TEAM)
+        alice_team.send("team hello")
+        bob_team.wait(bob_team.has_message("team hello"), "bob to receive the team message")
+        alice_team.wait_for(lambda: alice_team.read_by("team hello"), "read by 0 of 2", "nobody has read it")
+        alice_team.wait_for(lambda: alice_team.tick("team hello"), "delivered", "bob's page delivered it")
+        bob_team.eval("document.getElementById('mark-read').click(); true")
+        alice_team.wait_for(lambda: alice_team.read_by("team hello"), "read by 1 of 2", "bob read it")
+        http("POST", backend_url + "/channels/" + TEAM + "/read",
+             {"user_id": "carol", "message_id": alice_team.message_id("team hello")})
+        alice_team.wait_for(lambda: alice_team.read_by("team hello"), "read by 2 of 2", "carol read it too")
+        assert not alice.eval(alice.has_message("team hello")), "the general page shows its own channel only"
+        shots = os.path.join(str(tmp_path), "browser-demo")
+        os.makedirs(shots, exist_ok=True)
+        alice_team.screenshot(os.path.join(shots, "alice-team.png"))
+        alice_team.close()
+        bob_team.close()
 
         # bob turns read receipts off: a later read shows no read tick for alice.
         bob.eval("const t = document.getElementById('read-receipts'); t.checked = false;"
@@ -184,10 +257,9 @@ def test_browser_demo_shows_ticks_badges_and_privacy_live(tmp_path):
         assert alice.tick("third") == "delivered"
         assert alice.tick("are you there?") == "delivered", "bob's hidden read must not reach alice"
         assert alice.tick("hello bob") == "read"
-        assert bob.eval("document.querySelectorAll('li.message').length") == 3
+        assert bob.eval("document.querySelectorAll('li.message').length") == 4
+        assert alice.tick("before bob") == "read", "bob's first read covered the history too"
 
-        shots = os.path.join(str(tmp_path), "browser-demo")
-        os.makedirs(shots, exist_ok=True)
         alice.screenshot(os.path.join(shots, "alice.png"))
         bob.screenshot(os.path.join(shots, "bob.png"))
         assert os.path.getsize(os.path.join(shots, "alice.png")) > 1000

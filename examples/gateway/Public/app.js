@@ -1,5 +1,6 @@
-// The eventbus chat demo: sends through the chat backend's HTTP API, receives through the
-// gateway's websocket. URL: /?user=alice&backend=http://127.0.0.1:8080[&cid=messaging:general]
+// The eventbus chat demo: sends through the chat backend's HTTP API, receives its user's
+// events from eventbus-http's per-user stream (GET /v1/stream, Server-Sent Events) with an app
+// token the gateway issues at /session. URL: /?user=alice&backend=http://127.0.0.1:8080[&cid=messaging:general]
 "use strict";
 const params = new URLSearchParams(location.search);
 const me = params.get("user") || "alice";
@@ -16,7 +17,7 @@ document.getElementById("channel").textContent = cid;
 
 const messages = new Map(); // id -> {id, user_id, text, order, state, el}
 let order = 0;
-let lastSeq = null;         // the last websocket SEQ seen: sent again on reconnect
+let lastEventId = null;     // the stream's position: the last id: (a SEQ), sent again as Last-Event-ID
 let lastMessageId = null;   // the newest message in the channel
 
 async function api(method, path, body) {
@@ -56,7 +57,9 @@ function addMessage(m) {
   if (m.user_id === me) {
     const ticks = document.createElement("span");
     ticks.className = "ticks";
-    el.append(ticks);
+    const readBy = document.createElement("span");
+    readBy.className = "read-by";
+    el.append(ticks, readBy);
     message.state = "none";
     setState(message, "sent");
   }
@@ -77,6 +80,25 @@ function upTo(id, user, state) {
   }
 }
 
+// An own message's receipts, as the privacy filters let me see them: its ticks, and on a group
+// channel (two or more others whose reads I may see) "read by N of M".
+async function refreshReceipts(message) {
+  const receipts = await api("GET", channelPath + "/messages/" + encodeURIComponent(message.id) +
+                                    "/receipts?viewer=" + encodeURIComponent(me));
+  if (receipts.read_count > 0) setState(message, "read");
+  else if (receipts.delivered_count > 0) setState(message, "delivered");
+  const of = receipts.read_count + receipts.unread_member_count;
+  const readBy = message.el.querySelector(".read-by");
+  readBy.dataset.read = String(receipts.read_count);
+  readBy.dataset.of = String(of);
+  readBy.textContent = of >= 2 ? "read by " + receipts.read_count + " of " + of : "";
+}
+
+// Tells the backend this page has shown every message up to `id`: the delivered watermark.
+async function acknowledgeDelivery(id) {
+  await api("POST", channelPath + "/delivered", {user_id: me, message_id: id});
+}
+
 async function refreshBadge() {
   const counts = await api("GET", backend + "/users/" + encodeURIComponent(me) + "/unread");
   const channel = (counts.channels || []).find(c => c.cid === cid);
@@ -88,21 +110,32 @@ async function refreshBadge() {
 async function onEvent(frame) {
   const event = frame.event;
   const data = event.data || {};
+  // The stream carries all my channels and my own notifications: this page shows one channel.
+  if (data.cid !== undefined && data.cid !== cid) return;
   switch (event.type) {
     case "message.new": {
-      addMessage(data.message);
+      const message = addMessage(data.message);
       if (data.message.user_id !== me) {
-        await api("POST", channelPath + "/delivered", {user_id: me, message_id: data.message.id});
+        await acknowledgeDelivery(data.message.id);
         await refreshBadge();
+      } else {
+        await refreshReceipts(message);
       }
       break;
     }
     case "message.delivered":
       upTo(data.last_delivered_message_id, data.user_id, "delivered");
       break;
-    case "message.read":
+    case "message.read": {
       upTo(data.last_read_message_id, data.user_id, "read");
+      const limit = messages.get(data.last_read_message_id);
+      if (limit && data.user_id !== me) {
+        for (const message of messages.values()) {
+          if (message.user_id === me && message.order <= limit.order) await refreshReceipts(message);
+        }
+      }
       break;
+    }
     case "message.deleted": {
       const message = messages.get(data.message_id);
       if (message) message.el.classList.add("deleted");
@@ -116,22 +149,77 @@ async function onEvent(frame) {
   }
 }
 
-// Frames are handled one at a time, in SEQ order.
+// Events are handled one at a time, in SEQ order.
 let chain = Promise.resolve();
-function connect() {
-  const url = "ws://" + location.host + "/ws?user_id=" + encodeURIComponent(me) + (lastSeq === null ? "" : "&last_seq=" + lastSeq);
-  const socket = new WebSocket(url);
-  socket.onopen = () => { status.dataset.state = "live"; status.textContent = "live"; };
-  socket.onmessage = (message) => {
-    const frame = JSON.parse(message.data);
-    lastSeq = frame.seq;
-    chain = chain.then(() => onEvent(frame)).catch(error => console.error(error));
-  };
-  socket.onclose = () => {
-    status.dataset.state = "reconnecting";
-    status.textContent = "reconnecting";
-    setTimeout(connect, 500);
-  };
+let session = null;  // {stream, token, expires}: from the gateway's /session
+let markOpen;
+const streamOpen = new Promise(resolve => { markOpen = resolve; });
+
+function setStatus(state) {
+  status.dataset.state = state;
+  status.textContent = state;
+}
+
+// One Server-Sent Events message (the lines between blank lines) of the stream.
+function onMessage(lines) {
+  let id = null, type = "message", data = [];
+  for (const line of lines) {
+    if (line.startsWith(":")) {
+      const position = /^: ?eventbus stream after (\d+)/.exec(line);
+      if (position) {
+        if (lastEventId === null) lastEventId = position[1];
+        setStatus("live");
+        markOpen();
+      }
+      continue;
+    }
+    const colon = line.indexOf(":");
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+    if (field === "id") id = value;
+    else if (field === "event") type = value;
+    else if (field === "data") data.push(value);
+  }
+  if (type === "cut") return "cut";  // fell behind: the stream ends; reconnect from lastEventId
+  if (data.length === 0) return null;
+  if (id !== null) lastEventId = id;
+  const event = JSON.parse(data.join("\n"));
+  chain = chain.then(() => onEvent({seq: Number(id), event})).catch(error => console.error(error));
+  return null;
+}
+
+// Follows the user's stream: fetch, not EventSource, so that the app token goes in the
+// Authorization header; on any end it reconnects with Last-Event-ID, losing and repeating nothing.
+async function follow() {
+  for (;;) {
+    try {
+      if (session === null || session.expires * 1000 < Date.now() + 60000) {
+        session = await api("GET", "/session?user=" + encodeURIComponent(me));
+      }
+      const headers = {"Authorization": "Bearer " + session.token};
+      if (lastEventId !== null) headers["Last-Event-ID"] = lastEventId;
+      const response = await fetch(session.stream + "/v1/stream", {headers, cache: "no-store"});
+      if (response.status === 401) session = null;
+      if (!response.ok) throw new Error("GET /v1/stream: " + response.status + " " + await response.text());
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = "";
+      for (;;) {
+        const {value, done} = await reader.read();
+        if (done) break;
+        buffer = (buffer + value).replace(/\r\n?/g, "\n");
+        let end;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const lines = buffer.slice(0, end).split("\n");
+          buffer = buffer.slice(end + 2);
+          onMessage(lines);
+        }
+      }
+    } catch (error) {
+      console.error(error);
+    }
+    setStatus("reconnecting");
+    await new Promise(resolve => setTimeout(resolve, 500));
+  }
 }
 
 document.getElementById("composer").addEventListener("submit", async (event) => {
@@ -155,14 +243,21 @@ readToggle.addEventListener("change", async () => {
   document.body.dataset.readReceipts = String(readToggle.checked);
 });
 
+// The history, once the stream is open (so that nothing falls between the two: a message in
+// both is shown once, by id). Every message shown is acknowledged as delivered, the history's
+// too (one ack of the newest other's message moves the delivered watermark over all before it),
+// and my own messages show their receipts so far.
 async function loadHistory() {
   const history = await api("GET", channelPath + "/messages");
   for (const m of history.messages || []) addMessage(m);
+  const others = [...messages.values()].filter(message => message.user_id !== me);
+  if (others.length > 0) await acknowledgeDelivery(others[others.length - 1].id);
+  for (const message of messages.values()) {
+    if (message.user_id === me) await refreshReceipts(message);
+  }
   await refreshBadge();
   document.body.dataset.ready = "true";
 }
 
-// The websocket connects at once; its frames are handled after the history is loaded,
-// and a message in both is shown once (by id), so nothing falls between the two.
-chain = chain.then(loadHistory).catch(error => { status.textContent = String(error); console.error(error); });
-connect();
+chain = chain.then(() => streamOpen).then(loadHistory).catch(error => { status.textContent = String(error); console.error(error); });
+follow();

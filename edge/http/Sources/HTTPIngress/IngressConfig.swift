@@ -12,6 +12,10 @@ public struct IngressConfig: Sendable {
     public var service = "receipts"
     /// The largest body taken: the bus's batch limit, 4 MiB of events (413 `too_large` above).
     public var maxBodyBytes = 4_194_304
+    /// The certificate and key of HTTPS (`--tls-cert`, `--tls-key`); nil for plain HTTP.
+    public var tls: TLSFiles?
+    /// The origins whose pages may call from a browser (`--cors-origin`).
+    public var cors = CORSPolicy.none
     /// How `GET /v1/stream` paces and bounds its clients.
     public var stream = StreamSettings()
     /// The common part of the streams' durable consumer names: one per server on a bus.
@@ -30,6 +34,7 @@ public struct IngressConfig: Sendable {
 
     /// Refuses to listen beyond this machine without tokens, as the broker refuses to bind
     /// beyond it without keys (docs/security.md, "Safe defaults").
+    /// TLS keeps the traffic private but says nothing of who may publish: it is no substitute.
     public func validate() throws(IngressError) {
         guard !listen.isLoopback, !access.requiresToken, !allowInsecureBind else { return }
         throw IngressError("refusing to listen on \(listen) without bearer tokens: anyone who reaches it could publish to the bus "

@@ -1,5 +1,7 @@
 import EventBus
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 
 /// The HTTP side of the ingress (docs/http.md): `POST /v1/events` publishes CloudEvents to
@@ -20,11 +22,23 @@ public struct IngressServer: Sendable {
         streams = StreamHub(client: client, settings: config.stream, consumerBase: config.streamConsumerBase, logger: logger)
     }
 
-    /// Builds the application; run it with `runService()` or in a service group.
+    /// Builds the application; run it with `runService()` or in a service group. With
+    /// ``IngressConfig/tls`` it speaks HTTPS only.
     ///
     /// - Parameter onRunning: Called with the bound port once the server listens.
-    public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+    /// - Throws: ``IngressError`` if the TLS certificate or key cannot be read.
+    public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws(IngressError) -> some ApplicationProtocol {
+        let server: HTTPServerBuilder
+        if let tls = config.tls {
+            let configuration = try tls.configuration()
+            do { server = try .tls(.http1(), tlsConfiguration: configuration) } catch {
+                throw IngressError("TLS: \(error)")
+            }
+        } else {
+            server = .http1()
+        }
         let router = Router()
+        if config.cors.isEnabled { router.middlewares.add(CORSMiddleware(policy: config.cors)) }
         router.get("/health") { _, _ in "ok" }
         router.post("/v1/events") { request, _ in await publish(request) }
         router.post("/v1/query/:method") { request, context in
@@ -34,6 +48,7 @@ public struct IngressServer: Sendable {
         router.get("/v1/stream/stats") { request, _ in streamStats(request) }
         return Application(
             router: router,
+            server: server,
             configuration: .init(address: .hostname(config.listen.host, port: config.listen.port), serverName: "eventbus-http"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? config.listen.port) },
             logger: logger)

@@ -48,10 +48,23 @@ struct HTTPCommand: AsyncParsableCommand {
                                valueName: "SECONDS"))
     var streamCutGrace = 5.0
 
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp(
+        "A PEM certificate file (the server's certificate, then any intermediates): serve HTTPS only, with --tls-key.", valueName: "FILE"))
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("The PEM private key file of --tls-cert.", valueName: "FILE"))
+    var tlsKey: String?
+
+    @Option(name: .customLong("cors-origin"), help: ArgumentHelp(
+        "An origin (scheme://host[:port]) whose web pages may call this server from a browser, or * for any; repeat for several.",
+        valueName: "ORIGIN"))
+    var corsOrigins: [String] = []
+
     @Option(help: "Log level on stderr (trace, debug, info, notice, warning, error, critical).")
     var logLevel = "info"
 
     func validate() throws {
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if (secretKeyFile == nil) != (serverKeyFile == nil) {
             throw ValidationError("--secret-key-file and --server-key-file go together")
         }
@@ -75,6 +88,11 @@ struct HTTPCommand: AsyncParsableCommand {
                                          access: IngressAccess(tokens: tokens, appTokens: appTokens), allowInsecureBind: allowInsecureBind)
             settings.stream.heartbeat = .milliseconds(Int64((streamHeartbeat * 1_000).rounded()))
             settings.stream.bufferEvents = streamBuffer
+            settings.cors = try CORSPolicy(origins: corsOrigins)
+            if let tlsCert, let tlsKey {
+                settings.tls = TLSFiles(certificate: tlsCert, key: tlsKey)
+                _ = try settings.tls?.configuration()  // a bad file stops it here, with the others
+            }
             settings.stream.cutGrace = .milliseconds(Int64((streamCutGrace * 1_000).rounded()))
             config = settings
             try config.validate()
@@ -91,14 +109,16 @@ struct HTTPCommand: AsyncParsableCommand {
         defer { client.close() }
         let listen = config.listen
         let server = IngressServer(client: client, config: config, logger: logger)
-        let application = server.application { port in
+        let scheme = config.tls == nil ? "http" : "https"
+        let application = try server.application { port in
             // The ready line, on stdout: tests and `eventbus up --http` read the port from it.
             let host = ListenAddress.display(listen.host)
-            FileHandle.standardOutput.write(Data("eventbus-http listening on http://\(host):\(port) (bus \(commandEndpoint))\n".utf8))
+            FileHandle.standardOutput.write(Data("eventbus-http listening on \(scheme)://\(host):\(port) (bus \(commandEndpoint))\n".utf8))
         }
         logger.info("starting", metadata: ["http.listen": "\(listen)", "bus.command": "\(commandEndpoint)",
                                            "http.tokens": "\(config.access.tokens.roles.count)",
-                                           "http.app_tokens": "\(config.access.appTokens != nil)"])
+                                           "http.app_tokens": "\(config.access.appTokens != nil)",
+                                           "http.tls": "\(config.tls != nil)"])
         try await application.runService()
     }
 }

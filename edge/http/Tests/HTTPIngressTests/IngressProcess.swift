@@ -48,9 +48,9 @@ final class IngressProcess: @unchecked Sendable {
         throw ProcessError("eventbus-http printed no ready line within 30 s: \(log)")
     }
 
-    /// The port of the line `eventbus-http listening on http://HOST:PORT (bus …)` in `text`.
+    /// The port of the line `eventbus-http listening on http[s]://HOST:PORT (bus …)` in `text`.
     static func port(inReadyLine text: String) -> Int? {
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("eventbus-http listening on http://") }),
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("eventbus-http listening on http://") || $0.hasPrefix("eventbus-http listening on https://") }),
               let url = line.split(separator: " ").dropFirst(3).first, let colon = url.lastIndex(of: ":") else { return nil }
         return Int(url[url.index(after: colon)...])
     }

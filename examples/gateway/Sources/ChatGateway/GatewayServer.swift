@@ -13,17 +13,30 @@ public enum GatewayServer {
     ///   - host: The address to listen on.
     ///   - port: The port; 0 picks a free one.
     ///   - publicDirectory: The folder of the browser demo, served at `/`.
+    ///   - session: Where the demo page follows its user's events, and their app tokens; nil
+    ///     answers `/session` with 404.
     ///   - onRunning: Called with the bound port once the server listens.
     ///   - logger: Where the server logs.
     /// - Returns: The application; run it with `runService()` or in a service group.
     public static func application(
-        gateway: Gateway, host: String, port: Int, publicDirectory: String,
+        gateway: Gateway, host: String, port: Int, publicDirectory: String, session: DemoSession? = nil,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in },
         logger: Logger
     ) -> some ApplicationProtocol {
         let router = Router()
         router.middlewares.add(FileMiddleware(publicDirectory, searchForIndexHtml: true, logger: logger))
         router.get("/health") { _, _ in "ok" }
+        // The demo's sign-in: any user, no password (put your own session check here).
+        router.get("/session") { request, _ -> Response in
+            guard let user = request.uri.queryParameters.get("user"), !user.isEmpty, !user.hasPrefix("@"), user.count <= 128 else {
+                return Response(status: .badRequest, body: .init(byteBuffer: ByteBuffer(string: "user=ID is required\n")))
+            }
+            guard let session else {
+                return Response(status: .notFound, body: .init(byteBuffer: ByteBuffer(string: "start chat-gateway with --stream-url and --security\n")))
+            }
+            return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                            body: .init(byteBuffer: ByteBuffer(string: session.json(for: user))))
+        }
 
         let wsRouter = Router(context: BasicWebSocketRequestContext.self)
         wsRouter.ws("/ws") { request, _ in

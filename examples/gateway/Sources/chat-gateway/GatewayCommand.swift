@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChatGateway
 import EventBus
+import EventBusSupervisor
 import Foundation
 import Hummingbird
 import Logging
@@ -27,6 +28,14 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(help: "The most frames waiting for one websocket before it is closed (code 4008).")
     var queueLimit = 1024
 
+    @Option(help: ArgumentHelp("The base URL of eventbus-http as the browser reaches it: the demo page follows its user's stream there.",
+                               valueName: "URL"))
+    var streamURL: String?
+
+    @Option(help: ArgumentHelp("The security file whose http_jwt_hs256_secret signs the demo users' app tokens (with --stream-url).",
+                               valueName: "FILE"))
+    var security: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel = "info"
 
@@ -38,6 +47,13 @@ struct GatewayCommand: AsyncParsableCommand {
             throw ValidationError("--http must be HOST:PORT")
         }
         let host = String(http[..<colon])
+        var session: DemoSession?
+        if let streamURL {
+            guard let security, let secret = try SecurityConfigFile.httpJWTSecret(path: security) else {
+                throw ValidationError("--stream-url needs --security FILE with an http_jwt_hs256_secret, to sign the users' app tokens")
+            }
+            session = DemoSession(streamURL: streamURL, issuer: AppTokenIssuer(secret: secret))
+        }
         let client = try BusClient(options: .init(endpoint: commandEndpoint, name: consumer), logger: logger)
         let gateway = Gateway(
             client: client,
@@ -45,6 +61,7 @@ struct GatewayCommand: AsyncParsableCommand {
             logger: logger)
         let app = GatewayServer.application(
             gateway: gateway, host: host, port: port, publicDirectory: publicDir ?? Self.defaultPublicDirectory(),
+            session: session,
             onRunning: { bound in
                 // The ready line tests and scripts wait for.
                 FileHandle.standardOutput.write(Data("chat-gateway listening on http://\(host):\(bound) (bus \(commandEndpoint))\n".utf8))
