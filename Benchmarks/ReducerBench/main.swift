@@ -92,6 +92,31 @@ func runBench() throws {
     let receipts = try measure("message_receipts", #"{"cid":"\#(cid)","message_id":"m500","viewer":"member-1","page_size":50}"#)
     let unread = try measure("unread_counts", #"{"user_id":"member-42"}"#)
     print("RESULT mode=queries members=100000 message_receipts_us=\(String(format: "%.1f", receipts)) unread_counts_us=\(String(format: "%.1f", unread))")
+
+    // Count notifications (docs/events.md rules 21 and 24) in the same 100,000-member channel:
+    // deleting a message unread for every member but its sender, and a message with counts
+    // pushed to every member (limit 100,000), then the same in a 1,000-member channel.
+    func timed(_ reducer: inout ReceiptReducer, _ payload: IngressPayload) -> (us: Double, events: Int) {
+        let start = now()
+        let outputs = reducer.apply(input(payload))
+        return (Double(now() - start) / 1_000, outputs.count)
+    }
+    func newMessage(_ id: String) -> IngressPayload {
+        .messageNew(cid: cid, message: NewMessage(id: id, userID: "member-0", createdAt: time))
+    }
+    _ = big.apply(input(newMessage("unread-by-all")))
+    let deletion = timed(&big, .messageDeleted(cid: cid, messageID: "unread-by-all"))
+    big.pushCountsUpTo = 100_000
+    let pushedBig = timed(&big, newMessage("pushed-big"))
+    var small = ReceiptReducer()
+    small.pushCountsUpTo = 1_000
+    _ = small.apply(input(.channelCreated(cid: cid, members: (0..<1_000).map { "member-\($0)" })))
+    var smallSamples: [Double] = []
+    for n in 0..<200 { smallSamples.append(timed(&small, newMessage("pushed-\(n)")).us) }
+    print(
+        "RESULT mode=notices deleted_100k_us=\(Int(deletion.us)) deleted_100k_events=\(deletion.events)",
+        "pushed_new_100k_us=\(Int(pushedBig.us)) pushed_new_100k_events=\(pushedBig.events)",
+        "pushed_new_1k_us=\(Int(median(smallSamples)))")
 }
 
 try runBench()

@@ -16,6 +16,8 @@ import Testing
 /// - ```` ```json step=N output ````: a JSON array of exactly the events the reducer emits for step N;
 /// - ```` ```json query=METHOD after=N params ```` followed by ```` ```json query=METHOD after=N reply ````:
 ///   a `receipts` query asked after step N and its result;
+/// - ```` ```json pushed ````: a `notification.message_new` the reducer sends with pushed counts
+///   (PushedCountsTests runs the worked example with them on);
 /// - any other ```` ```json ```` block must be valid JSON.
 @Suite struct EventsDocTests {
     @Test func workedGroupChatExampleMatchesTheReducer() throws {
@@ -178,7 +180,7 @@ struct DocError: Error, CustomStringConvertible {
 
 /// `docs/events.md`, split into its JSON blocks.
 struct EventsDoc: Sendable {
-    static let roles: Set<String> = ["ingress", "egress", "input", "output", "params", "reply"]
+    static let roles: Set<String> = ["ingress", "egress", "input", "output", "params", "reply", "pushed"]
     static let attributeNames: Set<String> = ["step", "query", "after"]
 
     /// The package's docs folder: this file is `Tests/ReceiptReducerTests/EventsDocTests.swift`.

@@ -163,6 +163,10 @@ import Testing
         let queryPoints = Set((0..<2).map { _ in rng.below(length) })
         var reducer = ReceiptReducer()
         var model = ReferenceModel()
+        // Every other sequence pushes counts on new messages in channels of up to four (rule 24).
+        let pushLimit = seed % 2 == 0 ? 4 : 0
+        reducer.pushCountsUpTo = pushLimit
+        model.pushLimit = pushLimit
         var restored: ReceiptReducer?
         for step in 0..<length {
             let input = generator.next()
@@ -182,6 +186,7 @@ import Testing
                 do { decoded = try ReceiptReducer(snapshot: bytes) } catch { return "seed \(seed): snapshot did not decode: \(error)" }
                 if decoded.encodeSnapshot() != bytes { return "seed \(seed) step \(step): snapshot does not round-trip" }
                 restored = decoded
+                restored?.pushCountsUpTo = pushLimit  // configuration, not in the snapshot
             }
             if queryPoints.contains(step), let problem = compareQueries(reducer, model, rng: &rng) {
                 return "seed \(seed) step \(step): \(problem)"

@@ -181,6 +181,8 @@ struct ReferenceModel {
     var typeDeliveryOff: Set<String> = []
     /// Users banned from acking in every channel.
     var bannedEverywhere: Set<String> = []
+    /// Rule 24: push counts on new messages in channels of at most this many members (0: never).
+    var pushLimit = 0
 
     func channelIndex(_ cid: String) -> Int? { channels.firstIndex { $0.cid == cid } }
 
@@ -407,7 +409,13 @@ struct ReferenceModel {
                           + (message.parentID != nil ? [(key: "show_in_channel", value: .bool(message.showInChannel))] : []))
                     ),
                 ])
-            return [ReducerOutput(stage: "out", type: "message.new", subject: cid, data: data.serialized())]
+            let event = ReducerOutput(stage: "out", type: "message.new", subject: cid, data: data.serialized())
+            let msg = channels[c].messages[p]
+            let members = channels[c].members.filter(\.isMember)
+            guard pushLimit > 0, members.count <= pushLimit, msg.regular, !msg.silent, msg.inChannel else { return [event] }
+            return [event] + members.filter { $0.user != msg.sender }.map(\.user).sorted().map {
+                countsNotice("notification.message_new", channels[c], $0, extra: [("message_id", .string(message.id))])
+            }
         case .messageDeleted(let cid, let messageID):
             guard let c = channelIndex(cid) else { return [reject(input, cid, nil, messageID, "unknown_channel")] }
             guard let p = channels[c].index(of: messageID) else {

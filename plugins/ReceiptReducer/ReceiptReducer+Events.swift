@@ -107,7 +107,9 @@ extension ReceiptReducer {
             channels[ci].addReply(position, root: root, sender: sender, mentioned: mentioned, time: times.encode(message.createdAt))
         }
         let data = input.data?.serialized() ?? Self.messageNewData(cid: cid, message: message)
-        return [ReducerOutput(stage: "out", type: EventType.messageNew.wireName, subject: cid, data: data)]
+        let event = ReducerOutput(stage: "out", type: EventType.messageNew.wireName, subject: cid, data: data)
+        guard pushCountsUpTo > 0 else { return [event] }
+        return [event] + messageNewNotices(ci, position: position, messageID: message.id)
     }
 
     mutating func messageDeleted(_ input: ReducerInput, cid: String, messageID: String) -> [ReducerOutput] {

@@ -15,6 +15,27 @@ extension ReceiptReducer {
         case channelVisible = "notification.channel_visible"
         case channelDeleted = "notification.channel_deleted"
         case userDeleted = "notification.user_deleted"
+        case messageNew = "notification.message_new"
+    }
+
+    /// Rule 24: after a channel message at `position`, each current member it
+    /// counts for (not its sender; it counts: regular, not silent) gets their new
+    /// counts, by user id, when the channel has at most ``pushCountsUpTo``
+    /// members. O(members × log n).
+    func messageNewNotices(_ ci: Int, position: Int32, messageID: String) -> [ReducerOutput] {
+        guard pushCountsUpTo > 0, channels[ci].memberCount <= pushCountsUpTo else { return [] }
+        let info = channels[ci].messageInfo[Int(position)]
+        guard ChannelState.isCountable(info), channels[ci].inChannel(position) else { return [] }
+        let sender = info & ChannelState.senderMask
+        let cid = channels[ci].cid
+        return channels[ci].members.indices
+            .filter { channels[ci].members[$0].isMember && channels[ci].members[$0].user != sender }
+            .sorted { users[Int(channels[ci].members[$0].user)] < users[Int(channels[ci].members[$1].user)] }
+            .map { i in
+                countsEvent(.messageNew, cid: cid, user: channels[ci].members[i].user, ci: ci, slot: Int32(i)) { writer in
+                    writer.key(plain: "message_id"); writer.string(messageID)
+                }
+            }
     }
 
     /// A `notification.*` to `user`'s devices (`@<user_id>`): `cid`, `user_id`,

@@ -108,6 +108,10 @@ public struct ReceiptReducer: Sendable {
     var typeFlags: [String: PrivacyFlags] = [:]
     /// Users banned from acknowledging in every channel.
     var bannedEverywhere: Set<UInt32> = []
+    /// In channels of at most this many members, every channel message sends each
+    /// member it counts for their new counts (`notification.message_new`,
+    /// docs/events.md rule 24); 0 sends none. Configuration, not state: not in snapshots.
+    public var pushCountsUpTo = 0
     /// Rejections so far, by ``RejectionReason`` (in `allCases` order).
     var rejections: [UInt64] = Array(repeating: 0, count: RejectionReason.allCases.count)
 

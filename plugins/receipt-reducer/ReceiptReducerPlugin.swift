@@ -26,10 +26,14 @@ struct ReducerState: PluginState {
 struct ReceiptReducerPlugin: Plugin {
     let name = "receipt-reducer"
     var services: [String] { ["receipts"] }
+    /// ``ReceiptReducer/pushCountsUpTo``: configuration, not state, so it is set on
+    /// whatever state the runtime hands over (a fresh one or a snapshot's).
+    var pushCountsUpTo = 0
 
     func initialState() -> ReducerState { ReducerState() }
 
     func handle(_ event: PluginEvent, state: inout ReducerState, output: inout PluginOutput) throws {
+        if state.reducer.pushCountsUpTo != pushCountsUpTo { state.reducer.pushCountsUpTo = pushCountsUpTo }
         if let query = QueryEvent(event) {
             guard query.service == "receipts" else {
                 output.pass(event)  // another plugin's service
