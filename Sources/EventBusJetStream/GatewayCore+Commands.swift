@@ -1,4 +1,5 @@
 import EventBus
+import NATS
 
 extension GatewayCore {
     /// Handles one message from the ROUTER: framing as the broker checks it, then the verb.
@@ -86,8 +87,8 @@ extension GatewayCore {
         var w = JSONWriter()
         w.beginObject()
         w.key("backend"); w.string("jetstream")
-        w.key("servers"); w.beginArray(); for server in config.servers { w.string(server) }; w.endArray()
-        w.key("connected_url"); if let url = connection.connectedURL { w.string(url) } else { w.null() }
+        w.key("servers"); w.beginArray(); for server in config.servers { w.string(ServerURL.redacted(server)) }; w.endArray()
+        w.key("connected_url"); if let url = connection.connectedURL { w.string(ServerURL.redacted(url)) } else { w.null() }
         w.key("replicas"); w.int(config.replicas)
         w.key("events_in_flight"); w.int(publisher.eventsInFlight)
         // Atomic batches sent to JetStream and the PUBs they carried (several a batch when
