@@ -36,7 +36,7 @@ import ZeroMQ
     static var rounds: Int { Int(ProcessInfo.processInfo.environment["EVENTBUS_FAILOVER_ROUNDS"] ?? "") ?? 1 }
 
     @Test func everyConfirmedEventSurvivesKillsOfTheLeaderAGatewayAndTheReducer() async throws {
-        try await withDeadline(.seconds(1_800)) {
+        try await withDeadline(.seconds(300 + 120 * Self.rounds)) {  // a hang guard, minutes a round
             let logger = Logger(label: "test.campaign")
             let test = try TestCluster(nodes: 3)
             let directory = test.directory + "-campaign"
