@@ -235,7 +235,10 @@ if [ "${JETSTREAM:-1}" = 1 ] && [ "${ONLY:-}" != real ]; then
   for _ in $(seq 600); do [ -s $WORK/nats.urls ] && break; sleep 0.1; done
   [ -s $WORK/nats.urls ] || { echo "the cluster did not start:"; cat $WORK/nats.log; exit 1; }
   URLS=$(head -1 $WORK/nats.urls)
-  line=$($BIN/eventbus-bench jetstream "$URLS" "$JS_COUNT" 2000)
+  # JetStream alone writes a stream of its own: as the cluster's admin user (the URLs
+  # printed carry the gateway user's, which may write the bus's stages only).
+  ADMIN_URLS=$(cat $WORK/nats/users/admin.url 2>/dev/null || echo "$URLS")
+  line=$($BIN/eventbus-bench jetstream "$ADMIN_URLS" "$JS_COUNT" 2000)
   echo "js_raw $(echo "$line" | grep -o ' events_per_s=[0-9]*' | cut -d= -f2)" >> $RESULTS
   GATEWAY_EP=$(ep)
   $BIN/eventbus gateway --backend "$URLS" --endpoint "$GATEWAY_EP" 2>$WORK/jsgw.log &

@@ -23,16 +23,20 @@ public struct ClusterConfig: Sendable, Equatable {
     /// Whether each server fsyncs every write before it acks it (`sync_interval: always`):
     /// the parity with the broker's `--fsync always`.
     public var syncAlways: Bool
+    /// The users per role every server accepts, or `nil` for a cluster open to any client
+    /// on its address (the tests' clusters).
+    public var users: ClusterUsers?
 
     /// A cluster of `nodes` servers on `basePort`, `basePort + 1`, … with route ports
     /// ``routePortOffset`` higher.
     ///
     /// - Throws: ``ClusterError/invalidNodeCount(_:)`` or ``ClusterError/invalidPort(_:)``.
     public init(nodes: Int, dataDirectory: String, basePort: Int = ClusterConfig.defaultBasePort,
-                host: String = "127.0.0.1", syncAlways: Bool = false) throws(ClusterError) {
+                host: String = "127.0.0.1", syncAlways: Bool = false, users: ClusterUsers? = nil) throws(ClusterError) {
         guard (1...Self.maxNodes).contains(nodes) else { throw .invalidNodeCount(nodes) }
         try self.init(dataDirectory: dataDirectory, clientPorts: (0..<nodes).map { basePort + $0 },
-                      routePorts: (0..<nodes).map { basePort + Self.routePortOffset + $0 }, host: host, syncAlways: syncAlways)
+                      routePorts: (0..<nodes).map { basePort + Self.routePortOffset + $0 }, host: host, syncAlways: syncAlways,
+                      users: users)
     }
 
     /// A cluster with the ports given, one client and one route port per node.
@@ -41,7 +45,7 @@ public struct ClusterConfig: Sendable, Equatable {
     ///   of different lengths; ``ClusterError/invalidPort(_:)`` for a port outside 1–65535
     ///   or used twice.
     public init(dataDirectory: String, clientPorts: [Int], routePorts: [Int], host: String = "127.0.0.1",
-                syncAlways: Bool = false) throws(ClusterError) {
+                syncAlways: Bool = false, users: ClusterUsers? = nil) throws(ClusterError) {
         guard (1...Self.maxNodes).contains(clientPorts.count), routePorts.count == clientPorts.count else {
             throw .invalidNodeCount(clientPorts.count)
         }
@@ -53,6 +57,7 @@ public struct ClusterConfig: Sendable, Equatable {
         self.clientPorts = clientPorts
         self.routePorts = routePorts
         self.syncAlways = syncAlways
+        self.users = users
     }
 
     /// Every node, in order (`n1`, `n2`, …).
@@ -64,15 +69,31 @@ public struct ClusterConfig: Sendable, Equatable {
             return NodeConfig(
                 name: name, host: host, clientPort: clientPorts[index],
                 routePort: routes.isEmpty ? nil : routePorts[index], routes: routes, directory: directory,
-                syncAlways: syncAlways, nodeCount: clientPorts.count)
+                syncAlways: syncAlways, nodeCount: clientPorts.count, users: users)
         }
     }
 
-    /// The client URLs, in node order: what `--backend` takes.
+    /// The client URLs, in node order, without credentials.
     public var clientURLs: [String] { clientPorts.map { "nats://\(host):\($0)" } }
 
-    /// ``clientURLs`` as one `--backend` value: `nats://127.0.0.1:4222,nats://127.0.0.1:4223,…`.
-    public var backendValue: String { clientURLs.joined(separator: ",") }
+    /// The client URLs as `role` connects: with its user and password when the cluster has
+    /// ``users``.
+    public func clientURLs(for role: ClusterUsers.Role) -> [String] {
+        users.map { $0.urls(clientURLs, for: role) } ?? clientURLs
+    }
+
+    /// The gateway's URLs as one `--backend` value: `nats://127.0.0.1:4222,nats://127.0.0.1:4223,…`
+    /// (`nats://gateway:PASSWORD@127.0.0.1:4222,…` with ``users``).
+    public var backendValue: String { clientURLs(for: .gateway).joined(separator: ",") }
+
+    /// `DATA/users/USER.url`: each role's `--backend` value, when the cluster has ``users``.
+    public var credentialFiles: [(path: String, text: String)] {
+        guard let users else { return [] }
+        let directory = dataDirectory.hasSuffix("/") ? "\(dataDirectory)users" : "\(dataDirectory)/users"
+        return users.roles.map { role in
+            ("\(directory)/\(role.user).url", users.urls(clientURLs, for: role).joined(separator: ",") + "\n")
+        }
+    }
 }
 
 /// One server of a ``ClusterConfig``: its ports, its directory and its configuration file.
@@ -90,6 +111,8 @@ public struct NodeConfig: Sendable, Equatable {
     public var syncAlways: Bool
     /// The cluster's size, for the file's comment.
     public var nodeCount: Int
+    /// The users per role, or `nil` for no `authorization` block.
+    public var users: ClusterUsers? = nil
 
     public var configPath: String { "\(directory)/nats-server.conf" }
     public var logPath: String { "\(directory)/server.log" }
@@ -118,6 +141,8 @@ public struct NodeConfig: Sendable, Equatable {
             lines.append("  ]")
             lines.append("}")
         }
+        // Users per role: only gateways write to `in`, each plugin only to its own stage.
+        if let users { lines.append(users.authorizationBlock) }
         return lines.joined(separator: "\n") + "\n"
     }
 

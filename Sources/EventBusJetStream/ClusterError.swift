@@ -14,6 +14,8 @@ public enum ClusterError: Error, Sendable, Equatable, CustomStringConvertible {
     case nodeExited(node: String, status: Int32, log: String)
     /// JetStream had no meta leader within the wait: the servers did not form a cluster.
     case noLeader(urls: [String], waited: Duration, lastError: String)
+    /// A plugin name that cannot be a user's subject token.
+    case invalidPluginName(String)
 
     public var description: String {
         switch self {
@@ -32,6 +34,8 @@ public enum ClusterError: Error, Sendable, Equatable, CustomStringConvertible {
             "nats-server \(node) exited with status \(status) while starting; its log ends: \(log)"
         case .noLeader(let urls, let waited, let lastError):
             "JetStream at \(urls.joined(separator: ",")) elected no meta leader within \(waited): \(lastError)"
+        case .invalidPluginName(let name):
+            "plugin name \"\(name.prefix(64))\" cannot name a NATS user: use 1 to 64 letters, digits, - and _"
         }
     }
 }

@@ -1,4 +1,5 @@
 import EventBus
+import NATS
 
 /// How an `eventbus gateway` reaches its cluster and serves EB1.
 public struct GatewayConfig: Sendable, Equatable {
@@ -53,20 +54,23 @@ public struct GatewayConfig: Sendable, Equatable {
     public var stages: [String] { [Stage.in] + pipeline + [Stage.out, Stage.diag] }
 
     /// The servers of a `--backend` value: `nats://h1:4222,h2:4222,h3:4222` or the same
-    /// with `nats://` before each; a host without a port gets 4222.
+    /// with `nats://` before each, each perhaps with `user:password@` before the host (the
+    /// users of `eventbus cluster up`); a host without a port gets 4222.
     ///
     /// - Throws: ``GatewayError/badBackend(_:_:)`` for an empty list or another scheme.
     public static func servers(backend: String) throws(GatewayError) -> [String] {
         let scheme = "nats://"
-        guard backend.hasPrefix(scheme) else { throw .badBackend(backend, "it must start with nats://") }
+        guard backend.hasPrefix(scheme) else { throw .badBackend(ServerURL.redacted(backend), "it must start with nats://") }
         let entries = backend.dropFirst(scheme.count).split(separator: ",", omittingEmptySubsequences: false)
         var servers: [String] = []
         for raw in entries {
             let entry = raw.hasPrefix(scheme) ? raw.dropFirst(scheme.count) : raw[...]
             guard !entry.isEmpty, !entry.contains("/"), !entry.contains("://") else {
-                throw .badBackend(backend, "\"\(raw)\" is not host:port")
+                throw .badBackend(ServerURL.redacted(backend), "\"\(ServerURL.redacted(String(raw)))\" is not host:port")
             }
-            let hasPort = entry.split(separator: ":").count == 2 || (entry.hasPrefix("[") && entry.contains("]:"))
+            let host = ServerURL.hostPart(entry)
+            guard !host.isEmpty else { throw .badBackend(ServerURL.redacted(backend), "\"\(ServerURL.redacted(String(raw)))\" has no host") }
+            let hasPort = host.split(separator: ":").count == 2 || (host.hasPrefix("[") && host.contains("]:"))
             servers.append(scheme + entry + (hasPort ? "" : ":4222"))
         }
         return servers

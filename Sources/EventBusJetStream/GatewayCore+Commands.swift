@@ -1,4 +1,5 @@
 import EventBus
+import NATS
 
 extension GatewayCore {
     /// Handles one message from the ROUTER: framing as the broker checks it, then the verb.
@@ -86,10 +87,14 @@ extension GatewayCore {
         var w = JSONWriter()
         w.beginObject()
         w.key("backend"); w.string("jetstream")
-        w.key("servers"); w.beginArray(); for server in config.servers { w.string(server) }; w.endArray()
-        w.key("connected_url"); if let url = connection.connectedURL { w.string(url) } else { w.null() }
+        w.key("servers"); w.beginArray(); for server in config.servers { w.string(ServerURL.redacted(server)) }; w.endArray()
+        w.key("connected_url"); if let url = connection.connectedURL { w.string(ServerURL.redacted(url)) } else { w.null() }
         w.key("replicas"); w.int(config.replicas)
         w.key("events_in_flight"); w.int(publisher.eventsInFlight)
+        // Atomic batches sent to JetStream and the PUBs they carried (several a batch when
+        // a connection pipelines: OrderedPublisher's flights).
+        w.key("batches_sent"); w.int(publisher.flightsStarted)
+        w.key("pubs_batched"); w.int(publisher.pubsInFlights)
         w.key("pending_requests"); w.int(requests.count)
         w.key("consumers"); w.beginArray()
         for (name, attachment) in consumers.sorted(by: { $0.key < $1.key }) {
@@ -110,7 +115,7 @@ extension GatewayCore {
     func handleInbox() {
         for event in inbox.take() {
             switch event {
-            case .batchAnswered(let job, let attempt, let result): batchAnswered(job, attempt, result)
+            case .batchAnswered(let flight, let attempt, let result): batchAnswered(flight, attempt, result)
             case .attached(let token, let first): attached(token: token, first: first)
             case .attachFailed(let token, let error): attachFailed(token: token, error)
             case .fetched(let token, let messages): fetched(token: token, messages)

@@ -3,24 +3,28 @@ import NATS
 
 extension GatewayCore {
     /// PUB (and PUBS, unbatched): checked as the broker checks it, then handed to the
-    /// ``OrderedPublisher``, which sends it as one atomic batch once the peer's earlier
-    /// PUBs are answered.
+    /// ``OrderedPublisher``, which sends it in an atomic batch with the PUBs of the peer
+    /// queued before it once the peer's earlier batch is answered.
     func handlePub(_ message: CommandMessage) throws(BusError) {
         let plan = try PublishPlan.make(message, stages: config.stages, maxEventBytes: config.maxEventBytes) {
             TimeStamp.rfc3339(TimeStamp.wallMilliseconds())
         }
         let (job, actions) = publisher.enqueue(peer: message.peer, correlation: message.correlation,
-                                               compact: compactPeers.contains(message.peer),
-                                               messageIDs: plan.events.map(\.messageID), answers: plan.answers, now: clock.now)
+                                               compact: compactPeers.contains(message.peer), stream: plan.stream.name,
+                                               messageIDs: plan.events.map(\.messageID),
+                                               bytes: plan.events.reduce(0) { $0 + $1.payload.count },
+                                               answers: plan.answers, now: clock.now)
         if let job { outgoing[job] = Outgoing(subject: plan.stream.subject, events: plan.events) }
         perform(actions)
     }
 
-    func batchAnswered(_ job: OrderedPublisher.JobID, _ attempt: UInt64, _ result: Result<PubAck, NATSError>) {
+    func batchAnswered(_ flight: OrderedPublisher.JobID, _ attempt: UInt64, _ result: Result<PubAck, NATSError>) {
         let answer = JetStreamAnswer.batch(result)
         if case .failed(let reason) = answer { logger.warning("JetStream refused a batch", metadata: ["error.type": "\(reason)"]) }
-        if case .success = result, let sent = outgoing[job] { forwardAnswers(of: sent) }
-        perform(publisher.batchResult(job: job, attempt: attempt, answer, now: clock.now))
+        if case .success = result, let parts = publisher.parts(of: flight, attempt: attempt) {
+            forwardAnswers(of: parts.compactMap { part in outgoing[part.job].map { ($0.subject, $0.events[part.message]) } })
+        }
+        perform(publisher.batchResult(flight: flight, attempt: attempt, answer, now: clock.now))
     }
 
     /// Fails the PUBs whose deadline passed and sends again what is due.
@@ -32,7 +36,7 @@ extension GatewayCore {
     private func perform(_ actions: [OrderedPublisher.Action]) {
         for action in actions {
             switch action {
-            case .sendBatch(let job, let attempt, let messages): sendBatch(job, attempt, messages)
+            case .sendBatch(let flight, let attempt, let parts): sendBatch(flight, attempt, parts)
             case .reply(let reply): send(reply)
             }
         }
@@ -41,28 +45,28 @@ extension GatewayCore {
     /// One message: a JetStream publish (its id deduplicated as usual). Several: an atomic
     /// batch, the messages before the last as core publishes with the batch headers, the
     /// last (the commit) as a JetStream publish whose ack covers the batch.
-    private func sendBatch(_ job: OrderedPublisher.JobID, _ attempt: UInt64, _ messages: [Int]) {
-        guard let sent = outgoing[job] else { return }
+    private func sendBatch(_ flight: OrderedPublisher.JobID, _ attempt: UInt64, _ parts: [OrderedPublisher.Part]) {
+        let messages = parts.compactMap { part in outgoing[part.job].map { ($0.subject, $0.events[part.message]) } }
+        guard messages.count == parts.count else { return }
         let inbox = self.inbox
-        let batch = "\(batchPrefix)-\(job)-\(attempt)"
-        for (offset, index) in messages.enumerated() {
-            let event = sent.events[index]
+        let batch = "\(batchPrefix)-\(flight)-\(attempt)"
+        for (offset, (subject, event)) in messages.enumerated() {
             let headers = messages.count == 1 ? Headers()
                 : AtomicPublish.headers(batch: batch, sequence: offset + 1, count: messages.count)
             if offset < messages.count - 1 {
                 var all = headers
                 all[Headers.messageID] = event.messageID
                 do {
-                    try connection.publish(sent.subject, event.payload, headers: all)
+                    try connection.publish(subject, event.payload, headers: all)
                 } catch {
                     // Without its commit the batch is never stored.
-                    perform(publisher.batchResult(job: job, attempt: attempt, .failed("\(error)"), now: clock.now))
+                    perform(publisher.batchResult(flight: flight, attempt: attempt, .failed("\(error)"), now: clock.now))
                     return
                 }
             } else {
                 // The completion runs on a libnats thread: it only posts.
-                jetStream.publishAsync(sent.subject, event.payload, messageID: event.messageID, headers: headers) { result in
-                    inbox.post(.batchAnswered(job: job, attempt: attempt, result))
+                jetStream.publishAsync(subject, event.payload, messageID: event.messageID, headers: headers) { result in
+                    inbox.post(.batchAnswered(flight: flight, attempt: attempt, result))
                 }
             }
         }

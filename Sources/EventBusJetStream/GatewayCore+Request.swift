@@ -58,9 +58,9 @@ extension GatewayCore {
 
     /// After JetStream acked a batch at `out`: each `reply` (and unanswered `query`) in it is
     /// published to the reply subject of the gateway that asked (the first part of its token).
-    func forwardAnswers(of sent: Outgoing) {
-        guard sent.subject == StageStream(stage: Stage.out).subject else { return }
-        for event in sent.events where Self.mayAnswer(event.payload) {
+    func forwardAnswers(of stored: [(subject: String, event: PublishPlan.Event)]) {
+        let out = StageStream(stage: Stage.out).subject
+        for (subject, event) in stored where subject == out && Self.mayAnswer(event.payload) {
             guard let parsed = try? JSONParser.parse(event.payload), let (token, _) = RequestAnswer.of(parsed),
                   let gateway = token.split(separator: ".").first, !gateway.isEmpty else { continue }
             do {

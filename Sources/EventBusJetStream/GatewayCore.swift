@@ -105,7 +105,7 @@ final class GatewayCore {
             throw .unreachable(servers: config.servers, error)
         }
         logger.info("gateway serving", metadata: [
-            "bus.command": "\(commandEndpoint)", "nats.servers": "\(config.servers.joined(separator: ","))",
+            "bus.command": "\(commandEndpoint)", "nats.servers": "\(ServerURL.redacted(config.servers))",
             "nats.replicas": "\(config.replicas)", "bus.stages": "\(config.stages.joined(separator: ","))",
         ])
     }

@@ -17,9 +17,9 @@ public enum GatewayError: Error, Sendable, CustomStringConvertible {
         case .badBackend(let value, let reason):
             "--backend \(value): \(reason)"
         case .unreachable(let servers, let error):
-            "cannot reach the NATS cluster at \(servers.joined(separator: ",")): \(error)"
+            "cannot reach the NATS cluster at \(ServerURL.redacted(servers)): \(error)"
         case .streamUnavailable(let stream, let servers, let error):
-            "JetStream at \(servers.joined(separator: ",")) cannot provide stream \(stream): \(error)"
+            "JetStream at \(ServerURL.redacted(servers)) cannot provide stream \(stream): \(error)"
         case .cannotBind(let endpoint, let reason):
             "cannot bind the command endpoint \(endpoint): \(reason)"
         }

@@ -9,7 +9,7 @@ import ZeroMQ
 final class GatewayInbox: Sendable {
     enum Event: Sendable {
         /// A batch's commit ack or failure.
-        case batchAnswered(job: OrderedPublisher.JobID, attempt: UInt64, Result<PubAck, NATSError>)
+        case batchAnswered(flight: OrderedPublisher.JobID, attempt: UInt64, Result<PubAck, NATSError>)
         /// A consumer's JetStream side is ready: the OK's FIRST.
         case attached(token: UInt64, first: UInt64)
         /// A consumer could not be set up.

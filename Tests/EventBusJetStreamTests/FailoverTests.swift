@@ -8,7 +8,9 @@ import Testing
 import ZeroMQ
 
 /// The stream leader SIGKILLed while one client publishes pipelined PUBs and resends
-/// those answered `busy`: every confirmed event is stored once, in publish order.
+/// those answered `busy`: every confirmed event is stored once, in publish order. The
+/// gateway sends the PUBs a connection has queued together, several to an atomic batch
+/// (OrderedPublisher's flights), so the kill hits batches that carry several PUBs.
 @Suite(.serialized) struct FailoverTests {
     @Test func killingTheStreamLeaderKeepsEachPublishersOrder() async throws {
         let test = try TestCluster(nodes: 3)
@@ -20,9 +22,9 @@ import ZeroMQ
         defer { connection.close() }
         let jetStream = try JetStream(connection: connection, options: JetStreamOptions(requestTimeout: .seconds(2)))
 
-        // 3,000 events in PUBs of 25, eight PUBs in flight; a PUB answered busy is sent again
+        // 4,000 events in PUBs of 25, sixteen PUBs in flight; a PUB answered busy is sent again
         // before any PUB not sent yet, in publish order.
-        let batches = (0..<120).map { batch in (0..<25).map { "f\(batch * 25 + $0)" } }
+        let batches = (0..<160).map { batch in (0..<25).map { "f\(batch * 25 + $0)" } }
         let context = try Context()
         let socket = try Socket(context: context, type: .dealer)
         try socket.setReceiveTimeout(30_000)
@@ -33,8 +35,9 @@ import ZeroMQ
         var busyAnswers = 0
         var killed: String?
         var nextCorrelation = 0
-        while confirmed.count < 3_000 {
-            while inFlight.count < 8, let batch = toSend.popFirst() {
+        var inFlightAtKill = 0
+        while confirmed.count < 4_000 {
+            while inFlight.count < 16, let batch = toSend.popFirst() {
                 nextCorrelation += 1
                 let correlation = "c\(nextCorrelation)"
                 inFlight[correlation] = batch
@@ -58,11 +61,22 @@ import ZeroMQ
                 let pid = try #require(test.cluster.processIdentifier(of: leader))
                 kill(pid, SIGKILL)
                 killed = leader
+                inFlightAtKill = inFlight.count
             }
         }
         let leader = try #require(killed)
         try test.cluster.restart(leader)
-        Logger(label: "test.failover").notice("PUBs answered busy around the kill", metadata: ["bus.count": "\(busyAnswers)", "nats.node": "\(leader)"])
+        // The PUBs went several to a batch: fewer batches than PUBs.
+        _ = try socket.send(["EB1", "STATS", "s"].map { Array($0.utf8) })
+        let stats = try #require(try socket.receive())
+        let figures = try #require(try JSONSerialization.jsonObject(with: Data(stats[3])) as? [String: Any])
+        let sent = try #require(figures["batches_sent"] as? Int), pubs = try #require(figures["pubs_batched"] as? Int)
+        #expect(pubs >= batches.count && sent < pubs, "\(pubs) PUBs in \(sent) batches")
+        #expect(inFlightAtKill > 1)
+        Logger(label: "test.failover").notice("PUBs answered busy around the kill", metadata: [
+            "bus.count": "\(busyAnswers)", "nats.node": "\(leader)", "bus.in_flight": "\(inFlightAtKill)",
+            "bus.pubs": "\(pubs)", "nats.batches": "\(sent)",
+        ])
 
         // Read the stream as each node sees it: each node made leader in turn.
         let expected = batches.flatMap { $0 }

@@ -1,4 +1,5 @@
 import EventBusJetStream
+import NATS
 import Testing
 
 /// Streams, subjects, message ids, durable names and `--backend` as values.
@@ -36,6 +37,10 @@ import Testing
     @Test func backendValuesBecomeServerURLs() throws {
         #expect(try GatewayConfig.servers(backend: "nats://h1,h2:4333,h3") == ["nats://h1:4222", "nats://h2:4333", "nats://h3:4222"])
         #expect(try GatewayConfig.servers(backend: "nats://127.0.0.1:1,nats://127.0.0.1:2") == ["nats://127.0.0.1:1", "nats://127.0.0.1:2"])
+        #expect(try GatewayConfig.servers(backend: "nats://gateway:s3cret@h1,nats://gateway:s3cret@h2:4333")
+            == ["nats://gateway:s3cret@h1:4222", "nats://gateway:s3cret@h2:4333"])
+        #expect(ServerURL.redacted("nats://gateway:s3cret@h1:4222") == "nats://gateway:***@h1:4222")
+        #expect(ServerURL.redacted("nats://h1:4222") == "nats://h1:4222")
         #expect(throws: GatewayError.self) { try GatewayConfig.servers(backend: "tcp://h1") }
         #expect(throws: GatewayError.self) { try GatewayConfig.servers(backend: "nats://h1,,h2") }
         #expect(throws: GatewayError.self) { try GatewayConfig.servers(backend: "nats://") }

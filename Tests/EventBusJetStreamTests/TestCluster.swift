@@ -9,11 +9,11 @@ final class TestCluster: Sendable {
     let cluster: LocalCluster
     let directory: String
 
-    init(nodes: Int, syncAlways: Bool = false) throws {
+    init(nodes: Int, syncAlways: Bool = false, users: ClusterUsers? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-js-\(UUID().uuidString.prefix(8))").path
         let ports = try FreePorts.take(2 * nodes)
         let config = try ClusterConfig(dataDirectory: directory, clientPorts: Array(ports.prefix(nodes)),
-                                       routePorts: Array(ports.suffix(nodes)), syncAlways: syncAlways)
+                                       routePorts: Array(ports.suffix(nodes)), syncAlways: syncAlways, users: users)
         cluster = try LocalCluster(config: config, binary: try ServerBinary.find(), logger: Logger(label: "test.cluster"))
         try cluster.waitForLeader(timeout: .seconds(60))
     }
@@ -23,7 +23,12 @@ final class TestCluster: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// The URLs as the gateways connect (with the gateway user's credentials when the
+    /// cluster has users).
     var urls: [String] { cluster.clientURLs }
+
+    /// The URLs as `role` connects.
+    func urls(for role: ClusterUsers.Role) -> [String] { cluster.config.clientURLs(for: role) }
 }
 
 /// Loopback ports nothing listens on now: each bound to port 0 and closed.
