@@ -296,6 +296,7 @@ public final class Socket: @unchecked Sendable {
     public func setReceiveHighWaterMark(_ messages: Int32) throws(ZMQError) { try setOption(ZMQ_RCVHWM, messages) }
     /// How long, in milliseconds, unsent messages are kept after close (-1 forever).
     public func setLinger(_ milliseconds: Int32) throws(ZMQError) { try setOption(ZMQ_LINGER, milliseconds) }
+
     /// A receive timeout in milliseconds (-1 blocks forever).
     public func setReceiveTimeout(_ milliseconds: Int32) throws(ZMQError) { try setOption(ZMQ_RCVTIMEO, milliseconds) }
     /// A send timeout in milliseconds (-1 blocks forever).

@@ -67,12 +67,51 @@ import Testing
         #expect(state.nextDeadline == nil)
     }
 
-    @Test func refusedSendIsRetriedAtTheNextTick() {
+    @Test func refusedSendIsRetriedAtTheNextTickAfterItsRetryTime() {
         var state = makeState()
         let frames = sent(state.request(.req, [bytes("s"), bytes("{}")], waiter: 1, now: t0))[0]
-        state.sendFailed(request: 1)
-        #expect(sent(state.tick(now: t0)) == [frames])
+        state.sendFailed(request: 1, now: t0)
         #expect(sent(state.tick(now: t0)).isEmpty)
+        #expect(state.nextDeadline == t0 + State.retryRefusedSendAfter)
+        #expect(sent(state.tick(now: t0 + State.retryRefusedSendAfter)) == [frames])
+        #expect(sent(state.tick(now: t0 + State.retryRefusedSendAfter)).isEmpty)
+    }
+
+    /// A request made after a refused one waits behind it: the socket may take the later one
+    /// first as its connection comes up, and order is the meaning of a publish.
+    @Test func aRequestMadeAfterARefusedOneGoesAfterIt() {
+        var state = makeState()
+        let first = sent(state.request(.pub, [bytes("in"), bytes("a")], waiter: 1, now: t0))[0]
+        state.sendFailed(request: 1, now: t0)
+        #expect(sent(state.request(.pub, [bytes("in"), bytes("b")], waiter: 2, now: t0)).isEmpty)
+        let later = t0 + State.retryRefusedSendAfter
+        let both = sent(state.tick(now: later))
+        #expect(both.count == 2)
+        #expect(both.first == first)
+        #expect(both.last?[4] == bytes("b"))
+    }
+
+    /// A request made while the connection is lost goes after every request from before the
+    /// loss, which are resent first (issue 17: a retried event must never land after a later one).
+    @Test func aRequestMadeWhileDisconnectedGoesAfterTheResends() {
+        var state = makeState()
+        let a = sent(state.request(.pub, [bytes("in"), bytes("a")], waiter: 1, now: t0))[0]
+        _ = state.disconnected()
+        #expect(sent(state.request(.pub, [bytes("in"), bytes("b")], waiter: 2, now: t0)).isEmpty)
+        #expect(sent(state.tick(now: t0 + .seconds(3))).isEmpty)  // not even a resend while lost
+        let resent = sent(state.connected(now: t0 + .seconds(3)))
+        // The new connection asks for batched publish again first.
+        #expect(resent.count == 3)
+        #expect(resent.first == ClientFrames.batchHello)
+        #expect(resent[1] == a)
+        #expect(resent.last?[4] == bytes("b"))
+    }
+
+    @Test func theFirstConnectionSendsWhatTheSocketRefusedBeforeIt() {
+        var state = makeState()
+        let frames = sent(state.request(.req, [bytes("s"), bytes("{}")], waiter: 1, now: t0))[0]
+        state.sendFailed(request: 1, now: t0)
+        #expect(sent(state.connected(now: t0)) == [frames])
     }
 
     @Test func firstConnectResendsNothingButReconnectResendsEveryWaitingRequest() {
@@ -81,7 +120,8 @@ import Testing
         let req = sent(state.request(.req, [bytes("s"), bytes("{}")], waiter: 2, now: t0))[0]
         #expect(sent(state.connected(now: t0)).isEmpty)
         _ = state.disconnected()
-        #expect(sent(state.connected(now: t0)) == [pub, req])
+        // The new connection asks for batched publish again (a PUB waits), then resends.
+        #expect(sent(state.connected(now: t0)) == [ClientFrames.batchHello, pub, req])
         // Only once per loss.
         #expect(sent(state.connected(now: t0)).isEmpty)
     }
@@ -230,7 +270,11 @@ import Testing
         #expect(sent(state.request(.pub, [bytes("in"), events[0]], waiter: 3, now: t0))[0][1] == bytes("PUB"))
         _ = state.disconnected()
         #expect(!state.offersPubs)
-        #expect(sent(state.request(.pub, [bytes("in")] + events, waiter: 4, now: t0))[0][1] == bytes("PUB"))
+        // Nothing goes out while the connection is lost; once back, HELLO first, then every
+        // unanswered request in order, the one made while lost last, as a PUB.
+        #expect(sent(state.request(.pub, [bytes("in")] + events, waiter: 4, now: t0)).isEmpty)
+        #expect(sent(state.connected(now: t0)).map { $0[1] }
+            == [bytes("HELLO"), bytes("PUB"), bytes("PUBS"), bytes("PUB"), bytes("PUB")])
     }
 
     @Test func aBrokerWithoutPubsGetsPubs() {

@@ -42,6 +42,9 @@ final class ClientIO: Sendable {
         let dealer = try Socket(context: context, type: .dealer)
         try dealer.setLinger(1_000)
         try dealer.setReconnectInterval(100)
+        // Messages wait in ClientState, not in a pipe to a connection that is gone: a loss
+        // drops nothing the state does not resend, in order, when the connection is back.
+        try dealer.setImmediate(true)
         try options.curve?.apply(to: dealer)
         let monitor = try dealer.monitor(events: [.connected, .disconnected])
         do {
@@ -173,17 +176,27 @@ final class ClientIO: Sendable {
     }
 
     private func perform(_ actions: [State.Action], on dealer: Socket, state: inout State) {
+        // After one refused request, the later ones of the batch are not tried: the socket
+        // could take them as its connection comes up, ahead of the refused one.
+        var refused = false
         for action in actions {
             switch action {
             case .send(let request, let frames):
                 let queued: Bool
-                do {
-                    queued = try dealer.send(frames, dontWait: true)
-                } catch {
-                    logger.warning("send failed", metadata: ["error.type": "\(error)"])
+                if refused && request != nil {
                     queued = false
+                } else {
+                    do {
+                        queued = try dealer.send(frames, dontWait: true)
+                    } catch {
+                        logger.warning("send failed", metadata: ["error.type": "\(error)"])
+                        queued = false
+                    }
                 }
-                if !queued, let request { state.sendFailed(request: request) }
+                if !queued, let request {
+                    refused = true
+                    state.sendFailed(request: request, now: ContinuousClock.now)
+                }
             case .complete(let waiter, let result):
                 waiter.resume(returning: result)
             case .deliver(let sink, let delivery):

@@ -32,8 +32,11 @@ package struct ClientState<Waiter, Sink> {
         let deadline: ContinuousClock.Instant
         /// When to send it again if no reply came; `nil` when it is not idempotent.
         var resendAt: ContinuousClock.Instant?
-        /// The socket refused it; send it at the next tick.
+        /// Not sent yet: the socket refused it (sent again at ``retryAt``), or the
+        /// connection was lost (sent, in order, once it is back).
         var needsSend = false
+        /// When to try a refused send again.
+        var retryAt: ContinuousClock.Instant?
         /// For `CONSUME` (the caller's or the client's own), the consumer's name.
         let consumer: String?
     }
@@ -65,6 +68,8 @@ package struct ClientState<Waiter, Sink> {
     private(set) var offersPubs = false
     /// The connection was lost and has not come back yet.
     private(set) var lostConnection = false
+    /// The socket refused a send: later requests wait behind it, so that they go out in order.
+    private(set) var holdingBack = false
 
     package init(endpoint: String, requestTimeout: Duration, resendAfter: Duration) {
         self.endpoint = endpoint
@@ -107,7 +112,8 @@ package struct ClientState<Waiter, Sink> {
     /// consumers get `EVTS` messages of many events instead of one `EVT` each) or after its
     /// first `PUB` (whose answer tells whether the broker takes `PUBS`).
     private mutating func askForBatches() -> [Action] {
-        guard !askedForBatches else { return [] }
+        // A lost connection asks again once it is back (``connected(now:)``).
+        guard !askedForBatches, !lostConnection else { return [] }
         askedForBatches = true
         return [.send(request: nil, frames: ClientFrames.batchHello)]
     }
@@ -141,13 +147,39 @@ package struct ClientState<Waiter, Sink> {
         let frames = ClientFrames.request(verb, corr: ClientFrames.correlation(number), arguments)
         pending[number] = Pending(
             verb: verb, frames: frames, waiter: waiter, deadline: now + requestTimeout,
-            resendAt: idempotent ? now + resendAfter : nil, consumer: consumer)
+            resendAt: idempotent ? now + resendAfter : nil, needsSend: lostConnection || holdingBack,
+            retryAt: holdingBack ? now : nil, consumer: consumer)
+        // While the connection is lost, or the socket refused an earlier request, nothing goes
+        // out: the earlier requests go first when it is back, then this one (order is kept).
+        guard !lostConnection && !holdingBack else { return [] }
         return [.send(request: number, frames: frames)]
     }
 
-    /// The socket refused request `number`; it is sent again at the next tick.
-    mutating func sendFailed(request number: UInt64) {
+    /// How soon a send the socket refused is tried again (the socket takes nothing until
+    /// its connection's handshake is done).
+    static var retryRefusedSendAfter: Duration { .milliseconds(10) }
+
+    /// The socket refused request `number`; it is sent again at the next tick after
+    /// ``retryRefusedSendAfter``, or when the connection is up.
+    mutating func sendFailed(request number: UInt64, now: ContinuousClock.Instant) {
         pending[number]?.needsSend = true
+        pending[number]?.retryAt = now + Self.retryRefusedSendAfter
+        holdingBack = true
+    }
+
+    /// Every request not sent yet, in order (the socket took nothing of them, so none can
+    /// overtake another): after a refusal or a loss.
+    private mutating func sendHeldBack(now: ContinuousClock.Instant) -> [Action] {
+        holdingBack = false
+        var actions: [Action] = []
+        for number in pending.keys.sorted() where pending[number]!.needsSend {
+            // Safe: iterating over the keys of `pending`, which nothing removes here.
+            pending[number]!.needsSend = false
+            pending[number]!.retryAt = nil
+            if pending[number]!.resendAt != nil { pending[number]!.resendAt = now + resendAfter }
+            actions.append(.send(request: number, frames: pending[number]!.frames))
+        }
+        return actions
     }
 
     // MARK: Messages
@@ -239,11 +271,17 @@ package struct ClientState<Waiter, Sink> {
     /// The monitor reported a connection. After a loss, resends every request still
     /// waiting (same CORR) and resumes every consumer from its last ACK.
     mutating func connected(now: ContinuousClock.Instant) -> [Action] {
-        guard lostConnection else { return [.log(.debug, "connected to \(endpoint)")] }
+        guard lostConnection else {
+            // The first connection: what the socket refused before it, in order.
+            return [.log(.debug, "connected to \(endpoint)")] + sendHeldBack(now: now)
+        }
         lostConnection = false
+        holdingBack = false
         var actions: [Action] = [.log(.info, "reconnected to \(endpoint); resending \(pending.count) request(s)")]
-        // The new connection asks for batches again before any CONSUME goes out on it.
-        if !consumers.isEmpty { actions += askForBatches() }
+        // The new connection asks for batches again before any CONSUME or PUB goes out on it.
+        if !consumers.isEmpty || pending.values.contains(where: { $0.verb == .pub || $0.verb == .pubs }) {
+            actions += askForBatches()
+        }
         for number in pending.keys.sorted() {
             // Safe: iterating over the keys of `pending`, which nothing removes here.
             var request = pending[number]!
@@ -259,6 +297,7 @@ package struct ClientState<Waiter, Sink> {
                 continue
             }
             request.needsSend = false
+            request.retryAt = nil
             if request.resendAt != nil { request.resendAt = now + resendAfter }
             pending[number] = request
             actions.append(.send(request: number, frames: request.frames))
@@ -284,6 +323,9 @@ package struct ClientState<Waiter, Sink> {
     /// Fails the requests past their deadline and resends the idempotent ones past `resendAfter`.
     package mutating func tick(now: ContinuousClock.Instant) -> [Action] {
         var actions: [Action] = []
+        // Refused sends go again together, in order, once the first of them is due.
+        let retryHeldBack = holdingBack && !lostConnection
+            && pending.values.contains { $0.needsSend && ($0.retryAt.map { now >= $0 } ?? true) }
         for number in pending.keys.sorted() {
             // Safe: iterating over the keys of `pending`; only this key is removed below.
             var request = pending[number]!
@@ -299,13 +341,16 @@ package struct ClientState<Waiter, Sink> {
                 }
                 continue
             }
-            if request.needsSend || (request.resendAt.map { now >= $0 } ?? false) {
-                request.needsSend = false
-                if request.resendAt != nil { request.resendAt = now + resendAfter }
+            // While the connection is lost nothing is sent: ``connected(now:)`` resends in order.
+            // Requests not sent yet wait for ``sendHeldBack(now:)``.
+            guard !lostConnection, !request.needsSend else { continue }
+            if request.resendAt.map({ now >= $0 }) ?? false {
+                request.resendAt = now + resendAfter
                 pending[number] = request
                 actions.append(.send(request: number, frames: request.frames))
             }
         }
+        if retryHeldBack { actions += sendHeldBack(now: now) }
         return actions
     }
 
@@ -315,6 +360,7 @@ package struct ClientState<Waiter, Sink> {
         for request in pending.values {
             var due = request.deadline
             if let resend = request.resendAt { due = min(due, resend) }
+            if let retry = request.retryAt { due = min(due, retry) }
             next = next.map { min($0, due) } ?? due
         }
         return next
