@@ -96,12 +96,14 @@ import Testing
 
     static let backendToken = "backend-token-for-the-stream-test-001"
     static let jwtSecret = "jwt-secret-for-the-stream-test-0123456789"
+    /// The app's ES256 key, beside the HS256 secret: its public key is in the security file.
+    static let es256 = ES256Signer(keyID: "stream-test")
 
     /// `eventbus up --http` with keys, tokens and an app-token secret: the ingress reads `in` and `out` with the key up gives it.
     static func withSecuredUp(_ body: (String, AppTokenVerifier) async throws -> Void) async throws {
         let directory = try TemporaryDirectory.create("eventbus-http-stream-keys")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let security = try await SecurityFile.write(in: directory, tokens: [backendToken: "backend"], jwtSecret: jwtSecret)
+        let security = try await SecurityFile.write(in: directory, tokens: [backendToken: "backend"], jwtSecret: jwtSecret, es256Keys: [es256.jwk])
         let port = try EphemeralEndpoint.freePort()
         let up = try UpProcess(arguments: ["--http", "127.0.0.1:\(port)", "--security", security.path], environment: ["EVENTBUS_HTTP": BuildFolder.http])
         try await up.start()
@@ -119,6 +121,19 @@ import Testing
         let ingress = try IngressProcess(command: "ipc:///nonexistent/command.sock", arguments: ["--security", security.path])
         await #expect(throws: ProcessError.self) { try await ingress.start() }
         #expect(ingress.log.contains("http_jwt_hs256_secret must be a string of at least 32 bytes"), "\(ingress.log)")
+        #expect(ingress.process?.terminationStatus == 64)
+    }
+
+    @Test func anES256KeyOffTheCurveStopsTheIngressNamingIt() async throws {
+        let directory = try TemporaryDirectory.create("eventbus-http-bad-es256")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // The shape of a P-256 JWK (the broker accepts it), but x and y are not a point of the curve.
+        let offCurve = #"{"kty": "EC", "crv": "P-256", "kid": "bad", "x": "\#(ES256Signer.part([UInt8](repeating: 1, count: 32)))", "#
+            + #""y": "\#(ES256Signer.part([UInt8](repeating: 2, count: 32)))"}"#
+        let security = try await SecurityFile.write(in: directory, tokens: [Self.backendToken: "backend"], es256Keys: [Self.es256.jwk, offCurve])
+        let ingress = try IngressProcess(command: "ipc:///nonexistent/command.sock", arguments: ["--security", security.path])
+        await #expect(throws: ProcessError.self) { try await ingress.start() }
+        #expect(ingress.log.contains("http_jwt_es256_keys[1] (kid bad): x and y are not a point of P-256"), "\(ingress.log)")
         #expect(ingress.process?.terminationStatus == 64)
     }
 
@@ -198,7 +213,9 @@ import Testing
                 ["Authorization": "Bearer " + tokens.sign(user: user, expires: Date().addingTimeInterval(3_600))]
             }
             let bobs = try StreamClient(base + "/v1/stream?after=0", headers: token("bob"))
-            let dans = try StreamClient(base + "/v1/stream?after=0", headers: token("dan"))
+            // dan's app signs ES256: the same scoping, by the public key of the security file.
+            let danToken = try Self.es256.sign(user: "dan", expires: Date().addingTimeInterval(3_600))
+            let dans = try StreamClient(base + "/v1/stream?after=0", headers: ["Authorization": "Bearer \(danToken)"])
             let anns = try StreamClient(base + "/v1/stream?after=0", headers: token("ann"))
             for client in [bobs, dans, anns] { try await client.waitUntilOpen() }
             func publish(_ events: [String]) async throws {
