@@ -57,7 +57,9 @@ let package = Package(
             name: "HTTPIngressTests",
             dependencies: [
                 "HTTPIngress",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "EventBus", package: "eventbus"),
+                .product(name: "EventBusSupervisor", package: "eventbus"),
                 .product(name: "EventBusTesting", package: "eventbus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),

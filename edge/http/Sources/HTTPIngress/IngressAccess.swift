@@ -4,7 +4,7 @@ import Foundation
 
 /// Who may use which endpoint of the ingress: the bearer tokens of the security file's
 /// `http_tokens`, each with a role, and the per-user app tokens signed with its
-/// `http_jwt_hs256_secret` (``AppTokenVerifier``), checked against what the endpoint needs
+/// `http_jwt_hs256_secret` or ES256 keys (``AppTokenVerifier``), checked against what the endpoint needs
 /// (docs/http.md). Without either, every request is let in, as the broker without keys lets
 /// every peer in; the ingress then listens on loopback only (``ListenAddress/isLoopback``).
 public struct IngressAccess: Sendable {

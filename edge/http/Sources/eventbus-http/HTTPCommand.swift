@@ -83,7 +83,10 @@ struct HTTPCommand: AsyncParsableCommand {
         do {
             let tokens = try security.map { path throws(PipelineError) in try SecurityConfigFile.httpTokens(path: path) } ?? .none
             let secret = try security.flatMap { path throws(PipelineError) in try SecurityConfigFile.httpJWTSecret(path: path) }
-            let appTokens = try secret.map { secret throws(AppTokenError) in try AppTokenVerifier(secret: secret) }
+            let entries = try security.map { path throws(PipelineError) in try SecurityConfigFile.httpJWTES256Keys(path: path) } ?? []
+            var es256Keys: [AppTokenKey] = []
+            for (index, entry) in entries.enumerated() { es256Keys.append(try AppTokenKey(entry, index: index)) }
+            let appTokens = secret == nil && es256Keys.isEmpty ? nil : try AppTokenVerifier(hs256Secret: secret, es256Keys: es256Keys)
             var settings = IngressConfig(listen: try ListenAddress(listen), commandEndpoint: commandEndpoint,
                                          access: IngressAccess(tokens: tokens, appTokens: appTokens), allowInsecureBind: allowInsecureBind)
             settings.stream.heartbeat = .milliseconds(Int64((streamHeartbeat * 1_000).rounded()))
@@ -117,7 +120,7 @@ struct HTTPCommand: AsyncParsableCommand {
         }
         logger.info("starting", metadata: ["http.listen": "\(listen)", "bus.command": "\(commandEndpoint)",
                                            "http.tokens": "\(config.access.tokens.roles.count)",
-                                           "http.app_tokens": "\(config.access.appTokens != nil)",
+                                           "http.app_tokens": "\(config.access.appTokens?.algorithms.joined(separator: ",") ?? "none")",
                                            "http.tls": "\(config.tls != nil)"])
         try await application.runService()
     }

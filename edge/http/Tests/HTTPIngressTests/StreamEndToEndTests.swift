@@ -96,12 +96,14 @@ import Testing
 
     static let backendToken = "backend-token-for-the-stream-test-001"
     static let jwtSecret = "jwt-secret-for-the-stream-test-0123456789"
+    /// The app's ES256 key, beside the HS256 secret: its public key is in the security file.
+    static let es256 = ES256Signer(keyID: "stream-test")
 
     /// `eventbus up --http` with keys, tokens and an app-token secret: the ingress reads `in` and `out` with the key up gives it.
     static func withSecuredUp(_ body: (String, AppTokenVerifier) async throws -> Void) async throws {
         let directory = try TemporaryDirectory.create("eventbus-http-stream-keys")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let security = try await SecurityFile.write(in: directory, tokens: [backendToken: "backend"], jwtSecret: jwtSecret)
+        let security = try await SecurityFile.write(in: directory, tokens: [backendToken: "backend"], jwtSecret: jwtSecret, es256Keys: [es256.jwk])
         let port = try EphemeralEndpoint.freePort()
         let up = try UpProcess(arguments: ["--http", "127.0.0.1:\(port)", "--security", security.path], environment: ["EVENTBUS_HTTP": BuildFolder.http])
         try await up.start()
@@ -119,6 +121,19 @@ import Testing
         let ingress = try IngressProcess(command: "ipc:///nonexistent/command.sock", arguments: ["--security", security.path])
         await #expect(throws: ProcessError.self) { try await ingress.start() }
         #expect(ingress.log.contains("http_jwt_hs256_secret must be a string of at least 32 bytes"), "\(ingress.log)")
+        #expect(ingress.process?.terminationStatus == 64)
+    }
+
+    @Test func anES256KeyOffTheCurveStopsTheIngressNamingIt() async throws {
+        let directory = try TemporaryDirectory.create("eventbus-http-bad-es256")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // The shape of a P-256 JWK (the broker accepts it), but x and y are not a point of the curve.
+        let offCurve = #"{"kty": "EC", "crv": "P-256", "kid": "bad", "x": "\#(ES256Signer.part([UInt8](repeating: 1, count: 32)))", "#
+            + #""y": "\#(ES256Signer.part([UInt8](repeating: 2, count: 32)))"}"#
+        let security = try await SecurityFile.write(in: directory, tokens: [Self.backendToken: "backend"], es256Keys: [Self.es256.jwk, offCurve])
+        let ingress = try IngressProcess(command: "ipc:///nonexistent/command.sock", arguments: ["--security", security.path])
+        await #expect(throws: ProcessError.self) { try await ingress.start() }
+        #expect(ingress.log.contains("http_jwt_es256_keys[1] (kid bad): x and y are not a point of P-256"), "\(ingress.log)")
         #expect(ingress.process?.terminationStatus == 64)
     }
 
@@ -185,6 +200,64 @@ import Testing
             #expect(stats.status == 200 && open >= 3, "\(stats.text)")
             let outside = try await HTTPExchange.send(base + "/v1/stream?prefix=in/", method: "GET", headers: backend)
             #expect(outside.status == 400 && outside.code == "bad_request")
+        }
+    }
+
+    /// `channel.deleted` and `user.deleted` (docs/events.md, rules 20 and 22) end memberships in
+    /// log order: a channel created again never shows its old members anything, and a deleted
+    /// user's token sees no channel event until they are added somewhere again.
+    @Test func aDeletedChannelOrUserEndsMembershipInLogOrder() async throws {
+        try await Self.withSecuredUp { base, tokens in
+            let backend = ["Authorization": "Bearer \(Self.backendToken)"]
+            func token(_ user: String) -> [String: String] {
+                ["Authorization": "Bearer " + tokens.sign(user: user, expires: Date().addingTimeInterval(3_600))]
+            }
+            let bobs = try StreamClient(base + "/v1/stream?after=0", headers: token("bob"))
+            // dan's app signs ES256: the same scoping, by the public key of the security file.
+            let danToken = try Self.es256.sign(user: "dan", expires: Date().addingTimeInterval(3_600))
+            let dans = try StreamClient(base + "/v1/stream?after=0", headers: ["Authorization": "Bearer \(danToken)"])
+            let anns = try StreamClient(base + "/v1/stream?after=0", headers: token("ann"))
+            for client in [bobs, dans, anns] { try await client.waitUntilOpen() }
+            func publish(_ events: [String]) async throws {
+                let reply = try await HTTPExchange.send(base + "/v1/events", headers: Events.batched.merging(backend) { $1 }, body: Events.batch(events))
+                try #require(reply.status == 200, "\(reply.text)")
+            }
+            let reborn = "messaging:reborn", team = "messaging:team", end = "messaging:end"
+            try await publish([
+                Events.channel(reborn, ["ann", "bob"]), Events.channel(team, ["ann", "dan"]),
+                Events.message("r1", from: "ann", in: reborn), Events.message("t1", from: "ann", in: team),
+            ])
+            try await publish([
+                Events.event("delete-reborn", "channel.deleted", subject: reborn, data: #"{"cid":"messaging:reborn"}"#),
+                // Rejected by the reducer (unknown_channel): it must not make bob a member either.
+                Events.event("add-bob-deleted", "member.added", subject: reborn, data: #"{"cid":"messaging:reborn","user_id":"bob"}"#),
+                Events.event("recreate-reborn", "channel.created", subject: reborn, data: #"{"cid":"messaging:reborn","members":["ann"]}"#),
+                Events.message("r2", from: "ann", in: reborn), Events.read("ann", "r2", in: reborn),
+                Events.event("delete-dan", "user.deleted", subject: "@dan", data: #"{"user_id":"dan"}"#),
+                Events.message("t2", from: "ann", in: team), Events.read("ann", "t2", in: team),
+                // The end of the test for both: a channel they are in (dan again, as a restored user), after all the rest.
+                Events.channel(end, ["bob", "dan"]), Events.message("e1", from: "bob", in: end),
+            ])
+            let bobSaw = try await bobs.wait(for: "e1") { $0.contains { $0.messageID == "e1" } }.filter { $0.comment == nil }
+            let danSaw = try await dans.wait(for: "e1") { $0.contains { $0.messageID == "e1" } }.filter { $0.comment == nil }
+            let annSaw = try await anns.wait(for: "t2 read") { $0.contains { $0.event == "message.read" && $0.messageID == "t2" } }
+            Self.checkFraming(bobSaw)
+            Self.checkFraming(danSaw)
+            #expect(annSaw.contains { $0.messageID == "r2" } && annSaw.contains { $0.messageID == "t2" }, "the events exist in out: \(annSaw)")
+
+            let subjects = { (events: [SSEReader.Message]) in Set(events.compactMap { $0.json?["subject"]?.stringValue }) }
+            #expect(bobSaw.contains { $0.messageID == "r1" }, "bob saw the first messaging:reborn")
+            #expect(bobSaw.contains { $0.event == "notification.channel_deleted" }, "his devices are told of the deletion: \(bobSaw)")
+            #expect(!bobSaw.contains { $0.messageID == "r2" }, "nothing of the channel created again without him: \(bobSaw)")
+            #expect(subjects(bobSaw) == [reborn, "@bob", end], "\(bobSaw)")
+            #expect(danSaw.contains { $0.messageID == "t1" }, "dan saw messaging:team before his deletion")
+            #expect(!danSaw.contains { $0.messageID == "t2" }, "nothing of his channels after user.deleted: \(danSaw)")
+            #expect(subjects(danSaw).isSubset(of: [team, "@dan", end]) && subjects(danSaw).contains(end), "\(danSaw)")
+
+            // Replayed from the start, the same: membership is rebuilt in log order.
+            let again = try StreamClient(base + "/v1/stream", headers: token("bob").merging(["Last-Event-ID": "0"]) { $1 })
+            let replayed = try await again.wait(for: "e1 again") { $0.contains { $0.messageID == "e1" } }.filter { $0.comment == nil }
+            #expect(replayed.compactMap(\.seq) == bobSaw.compactMap(\.seq))
         }
     }
 

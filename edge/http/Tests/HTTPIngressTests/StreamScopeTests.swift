@@ -60,6 +60,45 @@ import Testing
         #expect(channels.channels.isEmpty)
     }
 
+    @Test func aDeletedChannelEndsEveryMembershipAndComesBackAfresh() throws {
+        var channels = UserChannels(user: "bob")
+        func apply(_ type: String, _ data: String) { channels.apply(type: type, event: Array(Events.event("x", type, subject: "s", data: data).utf8)) }
+        apply("channel.created", #"{"cid":"messaging:reborn","members":["ann","bob"]}"#)
+        apply("channel.created", #"{"cid":"messaging:other","members":["bob"]}"#)
+        apply("channel.deleted", #"{"cid":"messaging:reborn"}"#)
+        #expect(channels.channels == ["messaging:other"], "the deleted channel's membership ends, the other channel's stays")
+        apply("member.added", #"{"cid":"messaging:reborn","user_id":"bob"}"#)
+        #expect(!channels.contains("messaging:reborn"), "the reducer rejects member.added to a deleted channel (unknown_channel)")
+        apply("channel.created", #"{"cid":"messaging:reborn","members":["ann"]}"#)
+        #expect(!channels.contains("messaging:reborn"), "created again, afresh: the old members are not in it")
+        apply("member.added", #"{"cid":"messaging:reborn","user_id":"bob"}"#)
+        #expect(channels.contains("messaging:reborn"), "added to the new channel, bob is in it")
+        apply("channel.deleted", #"{"cid":"messaging:never"}"#)
+        #expect(channels.channels == ["messaging:other", "messaging:reborn"])
+    }
+
+    @Test func aDeletedUserLeavesEveryChannelAndMayComeBack() throws {
+        var bob = try StreamScope(user: "bob", prefix: nil)
+        let seen = StreamScopeTests.take(&bob, [
+            Self.membership("channel.created", "messaging:general", #"{"cid":"messaging:general","members":["ann","bob"]}"#),
+            Self.membership("channel.created", "messaging:team", #"{"cid":"messaging:team","members":["bob"]}"#),
+            Self.out("messaging:general", "message.new"),
+            ("in/@bobby/user.deleted", Events.event("del-bobby", "user.deleted", subject: "@bobby", data: #"{"user_id":"bobby"}"#)),
+            Self.out("messaging:team", "message.new"),
+            ("in/@bob/user.deleted", Events.event("del-bob", "user.deleted", subject: "@bob", data: #"{"user_id":"bob","hard_delete":true}"#)),
+            Self.out("messaging:general", "message.deleted"),
+            Self.out("messaging:team", "message.read"),
+            Self.out("@bob", "notification.mark_read"),
+            // Added back (a restore): from here on, that channel only.
+            Self.membership("member.added", "messaging:team", #"{"cid":"messaging:team","user_id":"bob"}"#),
+            Self.out("messaging:general", "message.read"),
+            Self.out("messaging:team", "message.delivered"),
+        ])
+        #expect(seen == ["out/messaging:general/message.new", "out/messaging:team/message.new", "out/@bob/notification.mark_read",
+                         "out/messaging:team/message.delivered"])
+        #expect(bob.membership?.channels == ["messaging:team"])
+    }
+
     @Test func aTokenOfARoleSeesEverythingUnderItsPrefix() throws {
         var all = try StreamScope(user: nil, prefix: nil)
         #expect(all.consumerPrefixes == ["out/"] && !all.readsFromStart)
