@@ -191,6 +191,18 @@ import Testing
         #expect(try ReceiptReducer(snapshot: s.reducer.encodeSnapshot()).encodeSnapshot() == s.reducer.encodeSnapshot())
     }
 
+    @Test func aHardDeleteErasesTheRecordsOfChannelsTheUserHadLeftToo() {
+        var s = channel()
+        s.create("messaging:old", ["bob", "ann"])
+        s.message("messaging:old", "o1", from: "ann")
+        s.read("messaging:old", "bob", "o1")
+        s.send(.memberRemoved(cid: "messaging:old", userID: "bob"))
+        #expect(s.reducer.readWatermark(cid: "messaging:old", userID: "bob") == .some("o1"))  // kept after leaving
+        s.send(.userDeleted(userID: "bob", hard: true))
+        #expect(s.reducer.readWatermark(cid: "messaging:old", userID: "bob") == nil)
+        #expect(s.reducer.readWatermark(cid: cid, userID: "bob") == nil)
+    }
+
     @Test func deletingAnUnknownUserChangesNothing() {
         var s = channel()
         let before = s.reducer.encodeSnapshot()

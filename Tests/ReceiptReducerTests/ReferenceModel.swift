@@ -600,10 +600,10 @@ struct ReferenceModel {
                 }
             }
             for c in channels.indices {
-                guard let i = channels[c].current(user) else { continue }
+                guard let i = channels[c].member(user) else { continue }
                 channels[c].members[i].isMember = false
                 channels[c].members[i].hidden = false
-                if hard { channels[c].members[i].erased = true }
+                if hard { channels[c].members[i].erased = true }  // the channels they had left too
             }
             return outputs
         case .userBanned(let user, let cid), .userUnbanned(let user, let cid):

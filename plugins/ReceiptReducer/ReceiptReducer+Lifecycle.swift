@@ -84,7 +84,8 @@ extension ReceiptReducer {
 
     /// `user.deleted`: the user leaves every channel (their records stay, as a
     /// removed member's, and resume if they are added again). With `hard`
-    /// their records are erased (added again, they start as new members) and
+    /// their records are erased, in the channels they had left too (added
+    /// again, they start as new members; thread watermarks stay), and
     /// their messages are deleted everywhere: each member for whom one was
     /// unread gets their new counts, one `notification.user_deleted` per channel.
     mutating func userDeleted(_ input: ReducerInput, userID: String, hard: Bool) -> [ReducerOutput] {
@@ -104,9 +105,15 @@ extension ReceiptReducer {
         for ci in userChannels[Int(user)] {
             let removed = channels[Int(ci)].removeMember(user, users, flags: userFlags[Int(user)])
             assert(removed, "userChannels lists only channels where the user is a member")
-            if hard, let slot = channels[Int(ci)].slots[user] { channels[Int(ci)].erase(slot: slot) }
         }
         userChannels[Int(user)] = []
+        if hard {
+            // Every record, the channels they had left too: O(channels), for a rare event.
+            for ci in channels.indices {
+                guard let slot = channels[ci].slots[user], !channels[ci].members[Int(slot)].erased else { continue }
+                channels[ci].erase(slot: slot)
+            }
+        }
         return outputs
     }
 
