@@ -53,9 +53,12 @@ import Testing
         #expect(try entries(list(s, "read", "m2")) == ["bob": .string(Self.at(300))])
         #expect(try entries(list(s, "read", "m3")) == ["bob": .string(Self.at(300))])
         #expect(try entries(list(s, "read", "m4")) == [:])
-        // The readers list keeps its own time: the last move.
+        // The readers list is ordered by the last move (`last_read`) and tells when it passed the message (`read_at`).
         let readers = try s.query("message_receipts", [("cid", .string(cid)), ("message_id", .string("m1")), ("viewer", .string("ann"))])
-        #expect(readers["readers"] == .array([.object([(key: "user_id", value: .string("bob")), (key: "last_read", value: .string(Self.at(300)))])]))
+        #expect(readers["readers"] == .array([.object([
+            (key: "user_id", value: .string("bob")), (key: "last_read", value: .string(Self.at(300))),
+            (key: "read_at", value: .string(Self.at(100))),
+        ])]))
         #expect(try names(list(s, "unread", "m1")) == ["cat"])
         #expect(try names(list(s, "unread", "m2")) == ["cat"])
         #expect(try names(list(s, "unread", "m4")) == ["bob", "cat"])

@@ -945,7 +945,10 @@ struct ReferenceModel {
                     ("unread_member_count", n(shownRead.count - readers.count)),
                     ("undelivered_member_count", n(shownDelivery.filter { $0.delivered < p }.count)),
                     ("hidden_member_count", n(hiddenCount)),
-                    ("readers", .array(page.map { obj([("user_id", .string($0.user)), ("last_read", Self.time($0.readTime))]) })),
+                    ("readers", .array(page.map {
+                        obj([("user_id", .string($0.user)), ("last_read", Self.time($0.readTime)),
+                             ("read_at", Self.time(Self.passed($0.readCrossings, p)))])
+                    })),
                     ("next_cursor", next),
                 ]))
         case "thread_state":

@@ -461,7 +461,7 @@ extension ReceiptReducer {
                     ReaderList.older((record.readTime, record.readStamp), $0.key)
                 } ?? true
                 if record.readPosition >= position && afterCursor {
-                    writeReader(&writer, channel, record)
+                    writeReader(&writer, channel, record, at: position)
                 }
             }
         } else {
@@ -486,7 +486,7 @@ extension ReceiptReducer {
                         nextCursor = last.map { ReaderCursor(time: $0.readTime, stamp: $0.readStamp).text }
                         break
                     }
-                    writeReader(&writer, channel, record)
+                    writeReader(&writer, channel, record, at: position)
                     written += 1
                     last = record
                     if written == pageSize, let total, total > pageSize {
@@ -580,10 +580,17 @@ extension ReceiptReducer {
         writer.key("next_cursor"); writeOptional(&writer, nextCursor)
     }
 
-    func writeReader(_ writer: inout JSONWriter, _ channel: ChannelState, _ record: MemberState) {
+    /// One reader of the message at `position`: `last_read` (when their public read
+    /// watermark last moved: the readers' order) and `read_at` (when it passed this
+    /// message, rule 13, as in the lists).
+    func writeReader(_ writer: inout JSONWriter, _ channel: ChannelState, _ record: MemberState, at position: Int32) {
         writer.beginObject()
         writer.key("user_id"); writer.string(users[Int(record.user)])
         writer.key("last_read"); writeOptional(&writer, times.decode(record.readTime))
+        writer.key("read_at")
+        // A reader has a slot, and their watermark passed the message (they are listed as its reader).
+        let passed = channel.slots[record.user].flatMap { channel.passed(position, slot: $0, read: true) }
+        writeOptional(&writer, passed.flatMap { times.decode($0) })
         writer.endObject()
     }
 }

@@ -72,6 +72,8 @@ extension ReceiptReducer {
                 writer.beginObject()
                 writer.key("user_id"); writer.string(users[Int(record.user)])
                 writer.key("last_read"); writeOptional(&writer, times.decode(record.readTime))
+                writer.key("read_at")
+                writeOptional(&writer, record.history.read.time(passing: position).flatMap { times.decode($0) })
                 writer.endObject()
             }
             writer.endArray()

@@ -53,7 +53,8 @@ import EventBusCore
 ///   time their public read watermark last moved — a shown read or mark read,
 ///   joining), equal times by the order the reducer applied
 ///   those moves, later first (a per-channel read stamp). The cursor names the
-///   last reader returned by (time, stamp).
+///   last reader returned by (time, stamp). Each reader's `read_at` is when
+///   their watermark passed the message (``Crossings``), as in the lists.
 /// - `message_receipts` with a `list` (`read`, `delivered`, `unread`,
 ///   `undelivered`) pages through those members by user id (cursor
 ///   `u:<user_id>`, as `channel_state`), each reader or recipient with the
