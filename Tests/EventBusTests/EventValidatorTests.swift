@@ -408,3 +408,41 @@ extension String {
         return copy
     }
 }
+
+/// The life ingress types (docs/protocol.md's table, docs/events.md rules 20–23): their
+/// payloads, their subjects, and a bad field named.
+@Suite struct LifeEventValidationTests {
+    @Test(arguments: [
+        ("channel.truncated", "messaging:general", #"{"cid":"messaging:general","message_id":"m3"}"#,
+         IngressPayload.channelTruncated(cid: "messaging:general", messageID: "m3")),
+        ("channel.truncated", "messaging:general", #"{"cid":"messaging:general"}"#,
+         .channelTruncated(cid: "messaging:general", messageID: nil)),
+        ("channel.hidden", "messaging:general", #"{"cid":"messaging:general","user_id":"bob"}"#,
+         .channelHidden(cid: "messaging:general", userID: "bob", clearHistory: false)),
+        ("channel.visible", "messaging:general", #"{"cid":"messaging:general","user_id":"bob"}"#,
+         .channelVisible(cid: "messaging:general", userID: "bob")),
+        ("channel.deleted", "messaging:general", #"{"cid":"messaging:general"}"#, .channelDeleted(cid: "messaging:general")),
+        ("user.deleted", "@bob", #"{"user_id":"bob","hard_delete":true}"#, .userDeleted(userID: "bob", hard: true)),
+        ("user.banned", "messaging:general", #"{"user_id":"bob","cid":"messaging:general"}"#,
+         .userBanned(userID: "bob", cid: "messaging:general")),
+        ("user.unbanned", "@bob", #"{"user_id":"bob"}"#, .userUnbanned(userID: "bob", cid: nil)),
+    ])
+    func acceptsEachLifeType(type: String, subject: String, data: String, payload: IngressPayload) throws {
+        #expect(try validate(event(type: type, subject: subject, data: data)).payload == payload)
+    }
+
+    @Test(arguments: [
+        ("user.deleted", "messaging:general", #"{"user_id":"bob"}"#, #"subject: "messaging:general" must be "@bob""#),
+        ("user.banned", "@bob", #"{"user_id":"bob","cid":"messaging:general"}"#, #"subject: "@bob" differs from data.cid"#),
+        ("user.deleted", "@bob", #"{"user_id":"bob","hard_delete":"yes"}"#, "data.hard_delete: must be a boolean"),
+        ("channel.hidden", "messaging:general", #"{"cid":"messaging:general","user_id":"bob","clear_history":1}"#,
+         "data.clear_history: must be a boolean"),
+        ("channel.truncated", "messaging:general", #"{"cid":"messaging:general","message_id":""}"#, "data.message_id:"),
+        ("channel.deleted", "messaging:general", #"{}"#, "data.cid: required"),
+    ])
+    func refusesABadLifeEventNamingTheField(type: String, subject: String, data: String, message: String) {
+        let error = failure(event(type: type, subject: subject, data: data))
+        #expect(error?.code == .badEvent)
+        #expect(error?.message.contains(message) == true, "\(String(describing: error))")
+    }
+}
