@@ -265,7 +265,11 @@ let package = Package(
         ),
         .testTarget(
             name: "EventBusPluginTests",
-            dependencies: ["EventBusPlugin", "EventBusService", "EventBusBroker", "EventBus", "ZeroMQ"],
+            dependencies: [
+                "EventBusPlugin", "EventBusService", "EventBusBroker", "EventBus", "ZeroMQ",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

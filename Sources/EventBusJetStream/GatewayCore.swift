@@ -138,25 +138,17 @@ final class GatewayCore {
     }
 
     /// Adds the stage's stream. A cluster that just started may not know all its peers are
-    /// up yet ("no suitable peers for placement"): that answer is retried for up to
-    /// `config.peerWait`, the others fail at once.
+    /// up yet ("no suitable peers for placement"): such answers are retried for up to
+    /// `config.peerWait` (``ClusterWarmUp``), the others fail at once.
     static func addStream(_ stream: StageStream, config: GatewayConfig, jetStream: JetStream,
                           logger: Logger) throws(GatewayError) {
-        let clock = ContinuousClock()
-        let deadline = clock.now + config.peerWait
-        while true {
-            do {
+        do {
+            try ClusterWarmUp.retry("add stream \(stream.name)", wait: config.peerWait, logger: logger) { () throws(NATSError) in
                 try jetStream.addStream(stream.config(replicas: config.replicas, duplicateWindow: config.duplicateWindow))
-                logger.info("stream created", metadata: ["nats.stream": "\(stream.name)", "nats.replicas": "\(config.replicas)"])
-                return
-            } catch where error.isNoPeers && clock.now < deadline {
-                logger.info("too few peers online for the stream yet; retrying", metadata: [
-                    "nats.stream": "\(stream.name)", "nats.replicas": "\(config.replicas)",
-                ])
-                Thread.sleep(forTimeInterval: 0.25)
-            } catch {
-                throw .streamUnavailable(stream: stream.name, servers: config.servers, error)
             }
+            logger.info("stream created", metadata: ["nats.stream": "\(stream.name)", "nats.replicas": "\(config.replicas)"])
+        } catch {
+            throw .streamUnavailable(stream: stream.name, servers: config.servers, error)
         }
     }
 

@@ -38,8 +38,10 @@ public final class KVPluginStore: PluginStore, Sendable {
         connection = try Connection(ConnectOptions(servers: servers, name: "eventbus-plugin-\(name)", timeout: .seconds(2),
                                                    allowReconnect: true, maxReconnect: -1, reconnectWait: .seconds(1)))
         let jetStream = try JetStream(connection: connection)
-        kv = try jetStream.createKeyValue(KeyValueConfig(bucket: Self.bucket, history: 1,
-                                                         replicas: replicas ?? (servers.count >= 3 ? 3 : 1)))
+        let config = KeyValueConfig(bucket: Self.bucket, history: 1, replicas: replicas ?? (servers.count >= 3 ? 3 : 1))
+        kv = try ClusterWarmUp.retry("create bucket \(Self.bucket)") { () throws(NATSError) in
+            try jetStream.createKeyValue(config)
+        }
     }
 
     var manifestKey: String { "\(name).manifest" }
@@ -86,7 +88,10 @@ public final class KVPluginStore: PluginStore, Sendable {
     }
 
     public func load() throws -> (snapshot: [UInt8], seq: UInt64)? {
-        guard let entry = try kv.get(manifestKey) else {
+        // The bucket may have been made a moment ago, its leader not yet elected.
+        let manifestKey = manifestKey
+        let found = try ClusterWarmUp.retry("get \(Self.bucket)/\(manifestKey)") { () throws(NATSError) in try kv.get(manifestKey) }
+        guard let entry = found else {
             manifestRevision.withLock { $0 = nil }
             return nil
         }

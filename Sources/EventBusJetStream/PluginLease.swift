@@ -46,8 +46,11 @@ public final class PluginLease: Sendable {
         self.holder = holder
         connection = try Connection(ConnectOptions(servers: servers, name: "eventbus-lease-\(plugin)", timeout: .seconds(2),
                                                    allowReconnect: true, maxReconnect: -1, reconnectWait: .milliseconds(250)))
-        kv = try JetStream(connection: connection).createKeyValue(KeyValueConfig(
-            bucket: Self.bucket, history: 1, ttl: ttl, replicas: replicas ?? (servers.count >= 3 ? 3 : 1)))
+        let jetStream = try JetStream(connection: connection)
+        let config = KeyValueConfig(bucket: Self.bucket, history: 1, ttl: ttl, replicas: replicas ?? (servers.count >= 3 ? 3 : 1))
+        kv = try ClusterWarmUp.retry("create bucket \(Self.bucket)", logger: logger) { () throws(NATSError) in
+            try jetStream.createKeyValue(config)
+        }
     }
 
     /// Takes the lease, waiting while another instance holds it; false when `stopped`
@@ -56,7 +59,9 @@ public final class PluginLease: Sendable {
         var lastHolder: String?
         while !stopped() && !self.stopped.load(ordering: .acquiring) {
             do {
-                let written = try kv.create(plugin, Array(holder.utf8))
+                let written = try ClusterWarmUp.retry("create \(Self.bucket)/\(plugin)", logger: logger) { () throws(NATSError) in
+                    try kv.create(plugin, Array(holder.utf8))
+                }
                 revision.withLock { $0 = written }
                 logger.info("lease taken", metadata: ["bus.plugin": "\(plugin)", "bus.lease_holder": "\(holder)"])
                 return true

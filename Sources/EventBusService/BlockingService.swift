@@ -2,8 +2,13 @@ import Foundation
 import ServiceLifecycle
 
 /// A blocking run loop as a swift-service-lifecycle `Service`: `run` on a thread of its
-/// own (named, for debuggers and `top -H`), `stop` on graceful shutdown; the service ends
-/// when `run` returns or throws.
+/// own (named, for debuggers and `top -H`), `stop` on graceful shutdown and on
+/// cancellation; the service ends when `run` returns or throws.
+///
+/// Cancellation matters as much as graceful shutdown: when another service of the group
+/// fails, the group cancels the rest, and a loop that ignored it would keep the process
+/// alive forever with the failure never reported (a plugin whose runner failed at start
+/// while its lease kept renewing hung that way on a JetStream cluster).
 ///
 /// The broker, the supervisor and each plugin runner are loops that own their sockets and
 /// block in `poll`; this is the one bridge from such a loop to Swift concurrency.
@@ -28,17 +33,21 @@ public struct BlockingService: Service {
     public func run() async throws {
         let (body, name) = (self.body, self.name)
         try await withGracefulShutdownHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let thread = Thread {
-                    do {
-                        try body()
-                        continuation.resume()
-                    } catch {
-                        continuation.resume(throwing: error)
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    let thread = Thread {
+                        do {
+                            try body()
+                            continuation.resume()
+                        } catch {
+                            continuation.resume(throwing: error)
+                        }
                     }
+                    thread.name = name
+                    thread.start()
                 }
-                thread.name = name
-                thread.start()
+            } onCancel: { [stop] in
+                stop()
             }
         } onGracefulShutdown: { [stop] in
             stop()

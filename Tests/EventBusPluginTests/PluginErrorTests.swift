@@ -1,4 +1,7 @@
+import Dispatch
 import EventBusService
+import Logging
+import ServiceLifecycle
 import Synchronization
 import Testing
 
@@ -29,5 +32,35 @@ import Testing
         await #expect(throws: PluginError.self) {
             try await BlockingService(name: "test.failing", run: { throw PluginError("loop failed") }, stop: {}).run()
         }
+    }
+
+    /// A plugin's runner that fails beside its lease loop: the group cancels the lease loop,
+    /// which must stop, so that the failure ends the group (and the process, with the
+    /// error logged) instead of hanging with the lease renewed forever.
+    @Test func aFailingLoopStopsTheLoopBesideIt() async throws {
+        let wake = DispatchSemaphore(value: 0)
+        let stopped = Mutex(false)
+        let renewer = BlockingService(name: "test.renewer", run: {
+            while !stopped.withLock({ $0 }) { _ = wake.wait(timeout: .now() + .seconds(3600)) }
+        }, stop: {
+            stopped.withLock { $0 = true }
+            wake.signal()
+        })
+        let failing = BlockingService(name: "test.failing", run: { throw PluginError("restore failed") }, stop: {})
+        let group = ServiceGroup(configuration: .init(services: [
+            .init(service: failing),
+            .init(service: renewer, successTerminationBehavior: .ignore, failureTerminationBehavior: .gracefullyShutdownGroup),
+        ], logger: Logger(label: "test.group")))
+        let run = Task { try await group.run() }
+        // A minute of patience; then the renewer is stopped by hand so that the test ends, failed.
+        var patience = 600
+        while !stopped.withLock({ $0 }) && patience > 0 {
+            try await Task.sleep(for: .milliseconds(100))  // a poll interval
+            patience -= 1
+        }
+        #expect(stopped.withLock { $0 }, "the group did not stop the loop beside the failed one")
+        stopped.withLock { $0 = true }
+        wake.signal()
+        await #expect(throws: PluginError.self) { try await run.value }
     }
 }

@@ -1,0 +1,43 @@
+import Foundation
+import Logging
+import NATS
+
+/// Requests a cluster that just started may refuse for a while: a stream's replicas with
+/// too few peers known yet ("no suitable peers", 10005), or a KV bucket or the JetStream
+/// API with no responder yet (`NATS_NO_RESPONDERS`) while its leader is elected. Those
+/// answers are retried for ``wait``; any other error, or one past the wait, is thrown.
+///
+/// Used where a process starts against the cluster (a plugin's lease and state, a
+/// gateway's streams), so that `eventbus up --backend` right after
+/// `eventbus cluster up` neither fails nor restarts its plugins for a cluster still
+/// warming up.
+enum ClusterWarmUp {
+    /// How long a starting cluster may refuse.
+    static let wait: Duration = .seconds(30)
+    /// Between two tries.
+    static let pause: TimeInterval = 0.25
+
+    /// Whether `error` is an answer a cluster gives while it warms up.
+    static func isTransient(_ error: NATSError) -> Bool { error.isNoPeers || error.isNoResponders }
+
+    /// `body`, retried while it fails with a warm-up answer, for up to `wait`.
+    static func retry<T>(_ what: String, wait: Duration = Self.wait, logger: Logger? = nil,
+                         _ body: () throws(NATSError) -> T) throws(NATSError) -> T {
+        let clock = ContinuousClock()
+        let deadline = clock.now + wait
+        var told = false
+        while true {
+            do {
+                return try body()
+            } catch where isTransient(error) && clock.now < deadline {
+                if !told {
+                    told = true
+                    logger?.info("the cluster is not ready for this yet; retrying", metadata: [
+                        "nats.request": "\(what)", "error.type": "\(error)",
+                    ])
+                }
+                Thread.sleep(forTimeInterval: pause)
+            }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import CNATS
+import NATS
+import Synchronization
+import Testing
+
+@testable import EventBusJetStream
+
+/// What a cluster that just started refuses is retried for a while; nothing else is.
+@Suite struct ClusterWarmUpTests {
+    static let noResponders = NATSError(status: NATS_NO_RESPONDERS.rawValue, operation: "get EVENTBUS_STATE/x.manifest",
+                                        text: "No responders available for request")
+    static let noPeers = NATSError(status: NATS_ERR.rawValue, jetStreamCode: Int(JSClusterNoPeersErr.rawValue),
+                                   operation: "add stream", text: "no suitable peers for placement")
+    static let timeout = NATSError(status: NATS_TIMEOUT.rawValue, operation: "get", text: "Timeout")
+
+    @Test func noRespondersAndNoPeersAreRetriedUntilTheyPass() throws {
+        let tries = Mutex(0)
+        let value = try ClusterWarmUp.retry("test", wait: .seconds(30)) { () throws(NATSError) -> Int in
+            let n = tries.withLock { $0 += 1; return $0 }
+            if n == 1 { throw Self.noResponders }
+            if n == 2 { throw Self.noPeers }
+            return 7
+        }
+        #expect(value == 7)
+        #expect(tries.withLock { $0 } == 3)
+    }
+
+    @Test func otherErrorsAreThrownAtOnce() {
+        let tries = Mutex(0)
+        #expect(throws: Self.timeout) {
+            try ClusterWarmUp.retry("test", wait: .seconds(30)) { () throws(NATSError) -> Int in
+                tries.withLock { $0 += 1 }
+                throw Self.timeout
+            }
+        }
+        #expect(tries.withLock { $0 } == 1)
+    }
+
+    @Test func aClusterThatNeverWarmsUpIsReportedAfterTheWait() {
+        #expect(throws: Self.noResponders) {
+            try ClusterWarmUp.retry("test", wait: .zero) { () throws(NATSError) -> Int in throw Self.noResponders }
+        }
+    }
+}
