@@ -36,7 +36,8 @@ func runBench() throws {
     let memberBytes = Double(residentBytes() - before) / 200_000
     print("RESULT mode=memory per_member_bytes=\(Int(memberBytes))")
 
-    // Memory per retained message: 1,000,000 messages in one channel.
+    // Memory per retained message: 1,000,000 messages in one channel, all kept.
+    reducer.retainMessages = 0
     let channel = "messaging:big"
     _ = reducer.apply(input(.channelCreated(cid: channel, members: ["sender", "reader"])))
     let beforeMessages = residentBytes()
@@ -47,6 +48,33 @@ func runBench() throws {
     print("RESULT mode=memory per_message_bytes=\(Int(messageBytes))")
 
     if CommandLine.arguments.dropFirst().first == "memory" { return }
+
+    // (Full runs only.) Memory under retention (docs/events.md rule 25): 10,000,000 messages
+    // into 10 channels of 3 members with the default retention, a reader per channel acking
+    // every 10th message; resident memory sampled at each million. Once each channel holds its
+    // 100,000 (+ an eighth), memory stays flat: growth from 2 to 10 million is the figure.
+    do {
+        var kept = ReceiptReducer()
+        let channels = 10
+        for c in 0..<channels {
+            _ = kept.apply(input(.channelCreated(cid: "messaging:r\(c)", members: ["sender", "reader", "idle"])))
+        }
+        var samples: [Int] = []
+        let start = now()
+        for n in 0..<10_000_000 {
+            let cid = "messaging:r\(n % channels)"
+            let id = "r\(n)"
+            _ = kept.apply(input(.messageNew(cid: cid, message: NewMessage(id: id, userID: "sender", createdAt: time))))
+            if n % 10 == 0 { _ = kept.apply(input(.messageRead(cid: cid, userID: "reader", messageID: id, readAt: time))) }
+            if (n + 1) % 1_000_000 == 0 { samples.append(residentBytes()) }
+        }
+        let seconds = Double(now() - start) / 1e9
+        let idle = kept.unreadMessages(cid: "messaging:r0", userID: "idle") ?? -1
+        let mb = samples.map { String(format: "%.0f", Double($0) / 1_048_576) }.joined(separator: ",")
+        print("RESULT mode=retention messages=10000000 rss_mb_per_million=\(mb) "
+            + "growth_2m_to_10m_mb=\(String(format: "%.1f", Double(samples[9] - samples[1]) / 1_048_576)) "
+            + "idle_unread=\(idle) seconds=\(String(format: "%.1f", seconds))")
+    }
 
     // (Full runs only.) Memory per (channel, member) that read more than once: 100 channels of 1,000 members,
     // three messages each, every member reading the first, then the second, then the third.

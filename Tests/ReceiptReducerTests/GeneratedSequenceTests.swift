@@ -167,6 +167,11 @@ import Testing
         let pushLimit = seed % 2 == 0 ? 4 : 0
         reducer.pushCountsUpTo = pushLimit
         model.pushLimit = pushLimit
+        // Every third sequence keeps only a few messages per channel (rule 25), so that
+        // channels forget their oldest, threads with them, while acks still name them.
+        let retainLimit = seed % 3 == 1 ? 2 + Int(seed / 3 % 6) : 0
+        reducer.retainMessages = retainLimit
+        model.retainLimit = retainLimit
         var restored: ReceiptReducer?
         for step in 0..<length {
             let input = generator.next()
@@ -187,6 +192,7 @@ import Testing
                 if decoded.encodeSnapshot() != bytes { return "seed \(seed) step \(step): snapshot does not round-trip" }
                 restored = decoded
                 restored?.pushCountsUpTo = pushLimit  // configuration, not in the snapshot
+                restored?.retainMessages = retainLimit
             }
             if queryPoints.contains(step), let problem = compareQueries(reducer, model, rng: &rng) {
                 return "seed \(seed) step \(step): \(problem)"

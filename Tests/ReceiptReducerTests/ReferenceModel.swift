@@ -12,6 +12,8 @@ struct ReferenceModel {
         var deleted = false
         /// Taken by a truncation (rule 20): no longer known by its id.
         var gone = false
+        /// Forgotten by retention (rule 25): no longer known by its id, but still counted.
+        var forgotten = false
         /// The users it mentions, as given.
         var mentioned: [String] = []
         /// For a thread reply, the position of its thread's parent (a channel message).
@@ -88,6 +90,8 @@ struct ReferenceModel {
         var threads: [Thread] = []
         /// Users banned from acking here (rule 23).
         var banned: Set<String> = []
+        /// How many of the oldest messages retention forgot (rule 25).
+        var forgottenCount = 0
 
         /// Who the receipts of the message at `p` count: the current members other
         /// than its sender who joined before it, or for a reply its thread's
@@ -129,11 +133,13 @@ struct ReferenceModel {
         /// A thread watermark's message id: null at the parent.
         func threadID(_ t: Int, at p: Int) -> JSONValue { p == threads[t].parent ? .null : .string(messages[p].id) }
 
-        func index(of messageID: String) -> Int? { messages.firstIndex { $0.id == messageID && !$0.gone } }
+        func index(of messageID: String) -> Int? {
+            messages.firstIndex { $0.id == messageID && !$0.gone && !$0.forgotten }
+        }
         func member(_ user: String) -> Int? { members.firstIndex { $0.user == user } }
         func current(_ user: String) -> Int? { members.firstIndex { $0.user == user && $0.isMember } }
         func id(at position: Int) -> JSONValue {
-            position >= 0 && !messages[position].gone ? .string(messages[position].id) : .null
+            position >= 0 && !messages[position].gone && !messages[position].forgotten ? .string(messages[position].id) : .null
         }
 
         /// A member's badge: their unread messages and mentions, none while they hide the channel.
@@ -162,7 +168,8 @@ struct ReferenceModel {
         }
 
         func firstUnread(_ m: Member) -> Int? {
-            for p in messages.indices where p > m.myRead {
+            // The first one the channel still keeps (rule 25).
+            for p in messages.indices where p > m.myRead && !messages[p].forgotten {
                 let msg = messages[p]
                 if msg.regular && !msg.silent && !msg.deleted && msg.sender != m.user && msg.inChannel { return p }
             }
@@ -183,6 +190,8 @@ struct ReferenceModel {
     var bannedEverywhere: Set<String> = []
     /// Rule 24: push counts on new messages in channels of at most this many members (0: never).
     var pushLimit = 0
+    /// Rule 25: the messages a channel keeps at least (0: all).
+    var retainLimit = 0
 
     func channelIndex(_ cid: String) -> Int? { channels.firstIndex { $0.cid == cid } }
 
@@ -352,6 +361,35 @@ struct ReferenceModel {
         }
     }
 
+    /// Rule 25: once a channel keeps an eighth more than ``retainLimit`` messages,
+    /// the oldest are forgotten down to that many, never past its latest channel
+    /// message; a thread goes with its parent, its replies shown in the channel
+    /// staying as channel messages and the others gone.
+    mutating func retain(_ c: Int) {
+        let held = channels[c].messages.count - channels[c].forgottenCount
+        guard retainLimit > 0, held >= retainLimit + max(1, retainLimit / 8) else { return }
+        let k = min(channels[c].messages.count - retainLimit, channels[c].latest)
+        guard k > channels[c].forgottenCount else { return }
+        for p in channels[c].forgottenCount..<k { channels[c].messages[p].forgotten = true }
+        var kept: [Thread] = []
+        for thread in channels[c].threads {
+            guard thread.parent < k else {
+                kept.append(thread)
+                continue
+            }
+            for r in thread.replies where r >= k {
+                if channels[c].messages[r].shown {
+                    channels[c].messages[r].parent = nil
+                } else {
+                    channels[c].messages[r].gone = true
+                    channels[c].messages[r].deleted = true
+                }
+            }
+        }
+        channels[c].threads = kept
+        channels[c].forgottenCount = k
+    }
+
     mutating func apply(_ input: ReducerInput) -> [ReducerOutput] {
         applying = input.seq
         let now = input.time ?? "1970-01-01T00:00:00.000Z"
@@ -412,6 +450,7 @@ struct ReferenceModel {
             let event = ReducerOutput(stage: "out", type: "message.new", subject: cid, data: data.serialized())
             let msg = channels[c].messages[p]
             let members = channels[c].members.filter(\.isMember)
+            defer { retain(c) }
             guard pushLimit > 0, members.count <= pushLimit, msg.regular, !msg.silent, msg.inChannel else { return [event] }
             return [event] + members.filter { $0.user != msg.sender }.map(\.user).sorted().map {
                 countsNotice("notification.message_new", channels[c], $0, extra: [("message_id", .string(message.id))])
@@ -590,7 +629,7 @@ struct ReferenceModel {
                 for c in channels.indices {
                     let theirs = channels[c].messages.indices.filter { p in
                         let m = channels[c].messages[p]
-                        return m.sender == user && m.regular && !m.silent && !m.deleted && m.inChannel
+                        return m.sender == user && m.regular && !m.silent && !m.deleted && m.inChannel && !m.forgotten
                     }
                     guard !theirs.isEmpty else { continue }
                     let before = badges(c).filter { $0.0 != user }

@@ -91,6 +91,12 @@ import Testing
             w.uint(0)  // nobody banned in the channel
             w.uint(0)  // nor everywhere
         }
+        if version >= 8 {
+            w.uint(0)  // nothing forgotten (rule 25)
+            w.bytes.append(0)
+            w.uint(0)  // no reply kept without its thread
+            w.uint(0)  // no floors
+        }
         return w.bytes
     }
 
@@ -210,7 +216,7 @@ import Testing
         let bytes = Self.snapshot(version: 6, records, own: [(2, 0, "2026-11-22T09:10:00.000Z", 1)])
         let reducer = try ReceiptReducer(snapshot: bytes)
         // Written again as the current version, with the same content.
-        #expect(reducer.encodeSnapshot() == Self.snapshot(version: 7, records, own: [(2, 0, "2026-11-22T09:10:00.000Z", 1)]))
+        #expect(reducer.encodeSnapshot() == Self.snapshot(version: ReceiptReducer.snapshotVersion, records, own: [(2, 0, "2026-11-22T09:10:00.000Z", 1)]))
         #expect(reducer.ownReadWatermark(cid: Self.cid, userID: "cat") == .some("m1"))
         #expect(reducer.readWatermark(cid: Self.cid, userID: "cat") == .some("m2"))
         #expect(reducer.unreadMessages(cid: Self.cid, userID: "cat") == 1)

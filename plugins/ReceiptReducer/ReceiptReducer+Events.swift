@@ -108,8 +108,19 @@ extension ReceiptReducer {
         }
         let data = input.data?.serialized() ?? Self.messageNewData(cid: cid, message: message)
         let event = ReducerOutput(stage: "out", type: EventType.messageNew.wireName, subject: cid, data: data)
-        guard pushCountsUpTo > 0 else { return [event] }
-        return [event] + messageNewNotices(ci, position: position, messageID: message.id)
+        let outputs = pushCountsUpTo > 0 ? [event] + messageNewNotices(ci, position: position, messageID: message.id) : [event]
+        retain(ci)
+        return outputs
+    }
+
+    /// Forgets the channel's oldest messages once it holds an eighth more than
+    /// ``retainMessages`` (rule 25), down to that many; never its latest
+    /// channel message (what a mark read reads up to), however many thread
+    /// replies came after it.
+    private mutating func retain(_ ci: Int) {
+        guard retainMessages > 0, channels[ci].messageIDs.count >= ChannelState.retentionHigh(retainMessages) else { return }
+        let oldest = min(Int32(channels[ci].messageIDs.count - retainMessages), channels[ci].latest)
+        if oldest > 0 { channels[ci].forget(oldest: oldest) }
     }
 
     mutating func messageDeleted(_ input: ReducerInput, cid: String, messageID: String) -> [ReducerOutput] {

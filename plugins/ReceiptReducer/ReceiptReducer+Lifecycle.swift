@@ -22,9 +22,12 @@ extension ReceiptReducer {
             through = Int32(channels[ci].messageIDs.count) - 1
         }
         let taken = channels[ci].truncation(through: through)
-        guard !taken.isEmpty else { return [] }
+        // What the channel forgot comes before any message it keeps: a truncation takes it too.
+        guard !taken.isEmpty || channels[ci].forgottenLive else { return [] }
         let before = badges(ci)
         channels[ci].truncate(taken)
+        channels[ci].floors = [:]
+        channels[ci].forgottenLive = false
         return notifyChanged(.channelTruncated, ci, before: before)
     }
 

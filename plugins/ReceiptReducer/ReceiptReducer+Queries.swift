@@ -259,13 +259,15 @@ extension ReceiptReducer {
         if !visibility.hidesRead(record.user, userFlags) {
             // The viewer sees their own read watermark (rule 18), everyone else the public ones.
             var read = (position: record.readPosition, time: record.readTime)
-            if record.user == visibility.viewer, let slot = channel.slots[record.user] {
+            let viewer = record.user == visibility.viewer
+            let slot = channel.slots[record.user]!
+            if viewer {
                 let own = channel.ownWatermarks(slot)
                 read = (own.readPosition, own.readTime)
             }
             writer.key("last_read"); writeOptional(&writer, times.decode(read.time))
             writer.key("last_read_message_id"); writeOptional(&writer, channel.messageID(at: read.position))
-            writer.key("unread_messages"); writer.int(channel.unread(after: read.position, user: record.user))
+            writer.key("unread_messages"); writer.int(channel.unreadMessages(slot, own: viewer))
         }
         if !visibility.hidesDelivery(record.user, userFlags) {
             writer.key("last_delivered_at"); writeOptional(&writer, times.decode(record.deliveredTime))

@@ -48,11 +48,19 @@ import EventBusCore
 /// rejection reasons (`banned`); and appends, per channel in order, the users
 /// banned there (a count, then user indices, ascending), then the users banned
 /// everywhere (the same). Versions 1–6 load with nothing hidden, erased or
-/// banned, and four rejection counts. Only the primary
+/// banned, and four rejection counts. Version 8 (retention, rule 25)
+/// appends, per channel in order, the messages it forgot, a byte (1 if one
+/// of them was not taken by a truncation), the positions of
+/// the replies it keeps outside the channel though their thread went with
+/// its forgotten parent (a count, then positions, ascending: each one's id is
+/// empty) and the records' floors (``ChannelState/Floor``: a count, then for
+/// each, by slot, the slot and its own unread messages, own unread mentions
+/// and public unread messages). Versions 1–7 load with nothing forgotten.
+/// Only the primary
 /// state is stored; the count structures are rebuilt on load in O(n log n).
 extension ReceiptReducer {
     static let snapshotMagic: [UInt8] = [0x52, 0x52, 0x53]  // "RRS"
-    static let snapshotVersion: UInt8 = 7
+    static let snapshotVersion: UInt8 = 8
 
     /// Encodes the whole state.
     public func encodeSnapshot() -> [UInt8] {
@@ -152,6 +160,20 @@ extension ReceiptReducer {
             w.uint(UInt64(banned.count))
             for user in banned.sorted() { w.uint(UInt64(user)) }
         }
+        for channel in channels {
+            w.uint(UInt64(channel.forgotten))
+            w.bytes.append(channel.forgottenLive ? 1 : 0)
+            let orphans = channel.threadOnly.filter { channel.thread(ofReply: $0) == nil }.sorted()
+            w.uint(UInt64(orphans.count))
+            for position in orphans { w.uint(UInt64(position)) }
+            w.uint(UInt64(channel.floors.count))
+            for (slot, floor) in channel.floors.sorted(by: { $0.key < $1.key }) {
+                w.uint(UInt64(slot))
+                w.uint(UInt64(floor.ownMessages))
+                w.uint(UInt64(floor.ownMentions))
+                w.uint(UInt64(floor.publicMessages))
+            }
+        }
         return w.bytes
     }
 
@@ -217,6 +239,7 @@ extension ReceiptReducer {
         }
         if version >= 6 { try decodeOwnWatermarks(&r) }
         if version >= 7 { try decodeBans(&r) }
+        if version >= 8 { try decodeRetention(&r) }
         guard r.isAtEnd else { throw SnapshotError("trailing bytes at \(r.offset)") }
     }
 
@@ -287,6 +310,46 @@ extension ReceiptReducer {
         }
         for ci in channels.indices { channels[ci].banned = try users("bans of \(channels[ci].cid)") }
         bannedEverywhere = try users("bans everywhere")
+    }
+
+    /// Reads what each channel forgot (version 8): its count, the replies kept outside
+    /// the channel without a thread, and the records' floors.
+    private mutating func decodeRetention(_ r: inout SnapshotReader) throws(SnapshotError) {
+        func count32(_ what: String) throws(SnapshotError) -> Int32 {
+            let value = try r.uint()
+            guard value <= UInt64(Int32.max) else { throw SnapshotError("bad \(what)") }
+            return Int32(value)
+        }
+        for ci in channels.indices {
+            let cid = channels[ci].cid
+            channels[ci].forgotten = Int(try r.uint())
+            let live = try r.byte()
+            guard live <= 1 else { throw SnapshotError("\(cid): bad forgotten flag") }
+            channels[ci].forgottenLive = live == 1
+            var previous: Int64 = -1
+            for _ in 0..<(try r.count("orphan replies of \(cid)")) {
+                let position = try r.uint()
+                guard position < UInt64(channels[ci].messageIDs.count), Int64(position) > previous,
+                      channels[ci].isGone(Int32(position)), channels[ci].thread(ofReply: Int32(position)) == nil
+                else { throw SnapshotError("\(cid): bad orphan reply") }
+                previous = Int64(position)
+                channels[ci].threadOnly.insert(Int32(position))
+            }
+            if previous >= 0 {
+                channels[ci].latest = Int32(channels[ci].messageIDs.indices.last { channels[ci].inChannel(Int32($0)) } ?? -1)
+            }
+            previous = -1
+            for _ in 0..<(try r.count("floors of \(cid)")) {
+                let slot = try r.uint()
+                guard slot < UInt64(channels[ci].members.count), Int64(slot) > previous else {
+                    throw SnapshotError("\(cid): bad floor")
+                }
+                previous = Int64(slot)
+                let floor = ChannelState.Floor(ownMessages: try count32("floor"), ownMentions: try count32("floor"),
+                                               publicMessages: try count32("floor"))
+                if !floor.isEmpty { channels[ci].floors[Int32(slot)] = floor }
+            }
+        }
     }
 
     /// Reads the member settings (version 4).

@@ -113,6 +113,12 @@ public struct ReceiptReducer: Sendable {
     /// member it counts for their new counts (`notification.message_new`,
     /// docs/events.md rule 24); 0 sends none. Configuration, not state: not in snapshots.
     public var pushCountsUpTo = 0
+    /// Message retention (docs/events.md rule 25): a channel keeps at least its newest
+    /// `retainMessages` messages and forgets older ones once it holds an eighth more;
+    /// 0 keeps every message. Configuration, not state: not in snapshots.
+    public var retainMessages = ReceiptReducer.defaultRetention
+    /// The default of ``retainMessages``.
+    public static let defaultRetention = 100_000
     /// Rejections so far, by ``RejectionReason`` (in `allCases` order).
     var rejections: [UInt64] = Array(repeating: 0, count: RejectionReason.allCases.count)
 
@@ -284,11 +290,10 @@ public struct ReceiptReducer: Sendable {
             let slot = channels[Int(ci)].slots[user]!
             let record = channels[Int(ci)].members[Int(slot)]
             guard record.countUnread != .off, !record.hidden else { continue }
-            let read = channels[Int(ci)].ownReadPosition(slot)
-            let mentions = channels[Int(ci)].unreadMentions(after: read, user: user)
+            let mentions = channels[Int(ci)].unreadMentions(slot)
             // Muted and mentions-only channels add their mentions only.
             let counted = record.muted || record.countUnread == .mentions
-                ? mentions : channels[Int(ci)].unread(after: read, user: user)
+                ? mentions : channels[Int(ci)].unreadMessages(slot, own: true)
             totals.total += counted
             if counted > 0 { totals.channels += 1 }
             totals.mentions += mentions

@@ -29,11 +29,14 @@ struct ReceiptReducerPlugin: Plugin {
     /// ``ReceiptReducer/pushCountsUpTo``: configuration, not state, so it is set on
     /// whatever state the runtime hands over (a fresh one or a snapshot's).
     var pushCountsUpTo = 0
+    /// ``ReceiptReducer/retainMessages``, configuration as well.
+    var retainMessages = ReceiptReducer.defaultRetention
 
     func initialState() -> ReducerState { ReducerState() }
 
     func handle(_ event: PluginEvent, state: inout ReducerState, output: inout PluginOutput) throws {
         if state.reducer.pushCountsUpTo != pushCountsUpTo { state.reducer.pushCountsUpTo = pushCountsUpTo }
+        if state.reducer.retainMessages != retainMessages { state.reducer.retainMessages = retainMessages }
         if let query = QueryEvent(event) {
             guard query.service == "receipts" else {
                 output.pass(event)  // another plugin's service

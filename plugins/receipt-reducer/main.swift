@@ -1,7 +1,8 @@
 // The `receipt-reducer` plugin: folds the ingress stage into watermarks and counts.
 import EventBusPlugin
+import ReceiptReducer
 
-/// The options of every plugin, and `--push-counts-up-to`.
+/// The options of every plugin, `--push-counts-up-to` and `--retain-messages`.
 struct ReceiptReducerOptions: PluginArguments {
     @OptionGroup var plugin: PluginOptions
 
@@ -10,8 +11,15 @@ struct ReceiptReducerOptions: PluginArguments {
         channels of at most this many members; 0 (the default) sends none.
         """)
     var pushCountsUpTo = 0
+
+    @Option(help: """
+        Keep at least this many of each channel's newest messages and forget older ones \
+        (acks naming them are rejected unknown_message; counts stay exact); 0 keeps every \
+        message. (docs/events.md rule 25)
+        """)
+    var retainMessages = ReceiptReducer.defaultRetention
 }
 
 await PluginMain.run(ReceiptReducerOptions.self) { options in
-    ReceiptReducerPlugin(pushCountsUpTo: max(0, options.pushCountsUpTo))
+    ReceiptReducerPlugin(pushCountsUpTo: max(0, options.pushCountsUpTo), retainMessages: max(0, options.retainMessages))
 }

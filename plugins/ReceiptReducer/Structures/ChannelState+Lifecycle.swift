@@ -33,12 +33,12 @@ extension ChannelState {
     }
 
     /// The badge counts of the record in `slot`: unread messages and mentions
-    /// after their own read watermark; none while they hide the channel.
+    /// after their own read watermark (the forgotten ones included); none
+    /// while they hide the channel.
     func badge(_ slot: Int32) -> (messages: Int, mentions: Int) {
         let record = members[Int(slot)]
         guard !record.hidden else { return (0, 0) }
-        let read = ownReadPosition(slot)
-        return (unread(after: read, user: record.user), unreadMentions(after: read, user: record.user))
+        return (unreadMessages(slot, own: true), unreadMentions(slot))
     }
 
     /// Hides the channel for the current member in `slot` (`true`) or shows it
@@ -72,6 +72,7 @@ extension ChannelState {
             deliveredTime: TimeTable.none, joinedAt: -1, erased: true, readStamp: record.readStamp)
         histories[slot] = nil
         own[slot] = nil
+        floors[slot] = nil
     }
 }
 

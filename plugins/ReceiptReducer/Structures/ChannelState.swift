@@ -80,6 +80,14 @@ struct ChannelState: Sendable {
     var hiddenSlots: [Int32] = []
     /// Users banned from acknowledging in this channel (`user.banned` with its cid).
     var banned: Set<UInt32> = []
+    /// Slot → what forgotten messages still add to the record's counts
+    /// (``forget(oldest:)``), for the records that have anything there.
+    var floors: [Int32: Floor] = [:]
+    /// Messages the channel forgot (retention) since it was created.
+    var forgotten = 0
+    /// Whether a message it forgot was not taken by a truncation (a truncation
+    /// since takes it: it counts in no floor then).
+    var forgottenLive = false
 
     init(cid: String) {
         self.cid = cid
@@ -305,6 +313,7 @@ struct ChannelState: Sendable {
             members[Int(slot)] = record
             histories[slot] = nil
             own[slot] = nil
+            floors[slot] = nil
         } else {
             slots[user] = slot
             members.append(record)
@@ -363,6 +372,9 @@ struct ChannelState: Sendable {
             }
             readers.remove(slot, members)  // at the old key, before the record changes
         }
+        // The forgotten messages' share of the counts stays only while the watermark does.
+        clearPublicFloor(slot)
+        if own.isEmpty || own[slot] == nil { clearOwnFloor(slot) }
         members[Int(slot)].readPosition = position
         members[Int(slot)].readTime = time
         members[Int(slot)].readStamp = nextReadStamp
@@ -404,6 +416,8 @@ struct ChannelState: Sendable {
     /// Keeps `watermarks` as the own watermarks of `slot`, or no entry if they
     /// are the public ones.
     mutating func setOwn(_ watermarks: OwnWatermarks, slot: Int32) {
+        let before = ownWatermarks(slot)
+        if before.readPosition != watermarks.readPosition || before.readTime != watermarks.readTime { clearOwnFloor(slot) }
         if watermarks.agree(with: members[Int(slot)]) {
             if !own.isEmpty { own[slot] = nil }
         } else {
