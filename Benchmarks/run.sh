@@ -305,6 +305,8 @@ print(f"{'unread_counts (us, in-process)':52} {m['unread_counts_us']:12,.1f} {'<
 print(f"{'resident bytes per (channel, member)':52} {m['per_member_bytes']:12,.0f} {'<= 100':>12}")
 print(f"{'resident bytes per retained message':52} {m['per_message_bytes']:12,.0f} {'<= 48':>12}")
 print(f"{'  per (channel, member) that read three times':52} {m['per_active_member_bytes']:12,.0f} {'<= 100':>12}")
+print(f"{'resident MB after 2M / 10M messages, retention 100k':52} {m['retention_rss_mb_2m']:7,.1f} /{m['retention_rss_mb_10m']:5,.1f}")
+print(f"{'  growth from 2M to 10M messages (MB)':52} {m['retention_growth_mb']:12,.1f} {'flat':>12}   (10 channels; an idle member's unread: {m['retention_idle_unread']:,.0f})")
 print(f"{'message.deleted at 100,000 members, all unread (us)':52} {m['deleted_100k_us']:12,.0f}   ({m['deleted_100k_events']:,.0f} events)")
 print(f"{'message.new, counts pushed to 1,000 members (us)':52} {m['pushed_new_1k_us']:12,.0f}")
 print(f"{'message.new, counts pushed to 100,000 members (us)':52} {m['pushed_new_100k_us']:12,.0f}   ({m['pushed_new_100k_events']:,.0f} events)")

@@ -70,10 +70,10 @@ func runBench() throws {
         }
         let seconds = Double(now() - start) / 1e9
         let idle = kept.unreadMessages(cid: "messaging:r0", userID: "idle") ?? -1
-        let mb = samples.map { String(format: "%.0f", Double($0) / 1_048_576) }.joined(separator: ",")
-        print("RESULT mode=retention messages=10000000 rss_mb_per_million=\(mb) "
-            + "growth_2m_to_10m_mb=\(String(format: "%.1f", Double(samples[9] - samples[1]) / 1_048_576)) "
-            + "idle_unread=\(idle) seconds=\(String(format: "%.1f", seconds))")
+        func mb(_ bytes: Int) -> String { String(format: "%.1f", Double(bytes) / 1_048_576) }
+        print("RESULT mode=retention retention_rss_mb_1m=\(mb(samples[0])) retention_rss_mb_2m=\(mb(samples[1])) "
+            + "retention_rss_mb_10m=\(mb(samples[9])) retention_growth_mb=\(mb(samples[9] - samples[1])) "
+            + "retention_idle_unread=\(idle) retention_seconds=\(String(format: "%.1f", seconds))")
     }
 
     // (Full runs only.) Memory per (channel, member) that read more than once: 100 channels of 1,000 members,
