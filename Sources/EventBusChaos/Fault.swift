@@ -13,6 +13,11 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
     /// more and logs its `durable_seq`; the pages written after it are dropped at this
     /// fraction of their bytes ("fsyncgate"); then `eventbus up` starts on a good disk.
     case failingFsync(fraction: Double)
+    /// A full disk: the round's directory is a small filesystem of its own (a tmpfs); from
+    /// the fault's moment a filler file takes all its free space for this many milliseconds,
+    /// then is deleted. Every write of `eventbus up` and its plugins fails with ENOSPC
+    /// meanwhile: the broker answers `busy` and appends nothing; nothing confirmed is lost.
+    case diskFull(milliseconds: Int)
 
     /// The fault's kind for the campaign's table: `kill -9 <target>`, `SIGSTOP <target>`, `torn tail`.
     public var kind: String {
@@ -21,6 +26,7 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
         case .stop(let target, _): "SIGSTOP \(Self.kindName(target))"
         case .tornTail: "torn tail"
         case .failingFsync: "failing fsync"
+        case .diskFull: "disk full"
         }
     }
 
@@ -35,6 +41,7 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
         case .stop(let target, let milliseconds): "SIGSTOP \(target) for \(milliseconds) ms"
         case .tornTail(let fraction): "torn tail at \(Int(fraction * 100)) % of the bytes past the last durable record"
         case .failingFsync(let fraction): "failing fsync, then \(Int(fraction * 100)) % of the bytes past the last durable record kept"
+        case .diskFull(let milliseconds): "disk full for \(milliseconds) ms"
         }
     }
 }

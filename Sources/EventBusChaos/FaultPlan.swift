@@ -21,16 +21,20 @@ public struct FaultPlan: Sendable, Equatable {
         var random = SplitMix64(seed: seed)
         pipeline = random.below(3) == 2 ? ["receipt-reducer"] : Self.defaultPipeline
         workloadSeed = random.next() >> 1
-        atMilliseconds = random.inRange(300...3_000)
+        let at = random.inRange(300...3_000)
         var targets: [FaultTarget] = [.supervisor] + pipeline.map { .plugin($0) }
         if publishers > 0 { targets += (0..<publishers).map { .publisher($0) } }
         let target = targets[random.below(targets.count)]
-        fault = switch random.below(6) {
+        fault = switch random.below(7) {
         case 0, 1: .kill(target)
         case 2, 3: .stop(target, milliseconds: random.inRange(200...4_000))
         case 4: .tornTail(fraction: random.unit())
-        default: .failingFsync(fraction: random.unit())
+        case 5: .failingFsync(fraction: random.unit())
+        default: .diskFull(milliseconds: random.inRange(500...4_000))
         }
+        // A full disk matters while the publishers write: early, 30–300 ms in (a round's
+        // publishers are done within a second or two).
+        if case .diskFull = fault { atMilliseconds = at / 10 } else { atMilliseconds = at }
     }
 
     /// The seed of the round after the one of `seed`: round i + 1 of a campaign started with

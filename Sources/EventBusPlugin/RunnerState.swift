@@ -96,7 +96,7 @@ struct RunnerState {
 
     // MARK: Connection
 
-    /// A new connection: HELLO (batched delivery, compact confirms, the plugin's services),
+    /// A new connection: HELLO (batched delivery, compact confirms, ordered publishing, the plugin's services),
     /// then CONSUME after the last applied SEQ. Output waits for CONSUME's OK.
     mutating func connecting(now: ContinuousClock.Instant) -> [Action] {
         lastConfirm = nil
@@ -109,7 +109,7 @@ struct RunnerState {
         lastTraffic = now
         let start: ConsumeStart = appliedSeq > 0 ? .seq(appliedSeq + 1) : (persistent ? .earliest : .resume)
         let body = ClientFrames.helloBody(
-            name: configuration.name, role: "plugin", version: "1", batch: true, compactOK: true, services: services)
+            name: configuration.name, role: "plugin", version: "1", batch: true, compactOK: true, ordered: true, services: services)
         return [
             .send(ClientFrames.hello(request: hello, body: body)),
             .send(ClientFrames.consume(request: consume, name: configuration.name, start: start,
@@ -212,18 +212,25 @@ struct RunnerState {
 
     /// An ERR for the chunk at `place`: `busy` is sent again (at once the first time, then
     /// after a growing delay up to a second); anything else ends the run.
+    ///
+    /// Output keeps its order through refusals: the broker, asked for ordered publishing
+    /// in HELLO, refuses every later PUB until the refused one comes again, and the chunks
+    /// waiting to go again go in order (``tick(now:)``), never one before an earlier one.
     private mutating func refused(_ place: PublishWindow.Place, _ error: BusError, now: ContinuousClock.Instant) throws(PluginError) -> [Action] {
         let chunk = window.chunk(place)
         guard error.code == .busy else {
             throw PluginError("the broker refused output of \(configuration.name) to \(chunk.stage): \(error)")
         }
         if stopping && chunk.attempts > 50 { throw PluginError("stopping with unconfirmed output") }
-        if chunk.attempts > 1 {
-            retries[place] = now + .milliseconds(min(1_000, 10 * chunk.attempts))
+        if chunk.attempts > 1 || retries.keys.contains(where: { Self.before($0, place) }) {
+            retries[place] = now + .milliseconds(chunk.attempts > 1 ? min(1_000, 10 * chunk.attempts) : 0)
             return []
         }
         return [send(place, now: now)]
     }
+
+    /// Whether the chunk at `a` comes before the one at `b` in the output.
+    static func before(_ a: PublishWindow.Place, _ b: PublishWindow.Place) -> Bool { (a.batch, a.chunk) < (b.batch, b.chunk) }
 
     // MARK: Output
 
@@ -237,6 +244,11 @@ struct RunnerState {
         let places = window.add(lastSeq: lastSeq, inputs: inputs, started: started, outputs: outputs,
                                 maxEvents: WireProtocol.maxBatchEvents, maxBytes: WireProtocol.maxBatchBytes - 65_536)
         guard phase == .consuming else { return [] }
+        // Behind chunks waiting to go again: after them, in order (``refused``).
+        guard retries.isEmpty else {
+            for place in places { retries[place] = now }
+            return []
+        }
         return places.map { send($0, now: now) }
     }
 
@@ -292,8 +304,9 @@ struct RunnerState {
         }
         var actions: [Action] = []
         if !retries.isEmpty {
-            let due = retries.filter { now >= $0.value }.keys.sorted { ($0.batch, $0.chunk) < ($1.batch, $1.chunk) }
-            for place in due {
+            // In output order, up to the first that is not due: none goes before an earlier one.
+            for place in retries.keys.sorted(by: Self.before) {
+                guard let due = retries[place], now >= due else { break }
                 retries[place] = nil
                 if window.isUnconfirmed(place) { actions.append(send(place, now: now)) }
             }
@@ -317,7 +330,8 @@ struct RunnerState {
             var next = ping?.deadline
             func consider(_ instant: ContinuousClock.Instant) { next = next.map { min($0, instant) } ?? instant }
             if let waiting = confirmWaitingSince { consider(waiting + confirmTimeout) }
-            for instant in retries.values { consider(instant) }
+            // The first chunk waiting to go again (in output order) holds the others back.
+            if let first = retries.keys.min(by: Self.before), let instant = retries[first] { consider(instant) }
             if window.isEmpty && ping == nil { consider(lastTraffic + idleAfter) }
             return next
         }

@@ -64,6 +64,7 @@ struct CampaignCommand: AsyncParsableCommand {
                 print(tally.table)
                 throw ExitCode(1)
             }
+            ChaosRound.unmount(URL(fileURLWithPath: report.directory))
             try? FileManager.default.removeItem(atPath: report.directory)
             seed = FaultPlan.nextSeed(after: seed)
         }

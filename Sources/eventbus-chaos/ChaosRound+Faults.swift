@@ -1,6 +1,9 @@
 import EventBusChaos
 import EventBusTesting
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension ChaosRound {
     /// Injects `fault`, restarts what the supervisor does not, and returns how long the
@@ -41,7 +44,35 @@ extension ChaosRound {
             return try await tearTail(at: fraction)
         case .failingFsync(let fraction):
             return try await failFsync(keeping: fraction)
+        case .diskFull(let milliseconds):
+            return try await fillDisk(for: milliseconds)
         }
+    }
+
+    /// Fills the round's filesystem with a file of zeros up to ENOSPC, keeps it full for
+    /// `milliseconds`, deletes the file, and waits for the pipeline to move again. The broker
+    /// answers `busy` meanwhile (docs/protocol.md): the publishers retry the same events.
+    private func fillDisk(for milliseconds: Int) async throws -> Double? {
+        let path = directory.appendingPathComponent("filler").path
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw ChaosRunError("disk full: cannot create \(path), errno \(errno)") }
+        let chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var filled = 0
+        while true {
+            let written = chunk.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written <= 0 { break }
+            filled += written
+        }
+        let full = errno
+        close(fd)
+        guard full == ENOSPC else { throw ChaosRunError("disk full: the filler stopped with errno \(full), not ENOSPC") }
+        try await Task.sleep(for: .milliseconds(milliseconds))  // how long the fault keeps the disk full
+        try FileManager.default.removeItem(atPath: path)
+        let at = clock.seconds
+        // What the fault did: the broker logs each append the full disk refused (`busy`).
+        let refused = up.log.components(separatedBy: "log append failed").count - 1
+        note = "\(filled / 1_048_576) MiB filler, \(refused) appends refused"
+        return try await awaitRecovery(since: at)
     }
 
     /// Makes every fsync fail until the broker stops on one (20 s at most: a pipeline with

@@ -30,7 +30,13 @@ final class ChaosRound {
         self.plan = plan
         self.settings = settings
         directory = settings.root.appendingPathComponent("chaos-\(plan.seed)")
+        Self.unmount(directory)
         try? FileManager.default.removeItem(at: directory)
+        if case .diskFull = plan.fault {
+            // A disk of the round's own, to fill: a tmpfs (the campaign runs as root, as `make test` does).
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(Self.diskBytes / 1_048_576)m", "tmpfs", directory.path])
+        }
         var environment: [String: String] = [:]
         if case .failingFsync = plan.fault {
             guard FileManager.default.fileExists(atPath: settings.fsyncShim) else {
@@ -49,6 +55,27 @@ final class ChaosRound {
     }
 
     deinit { client.close() }
+
+    /// The size of a disk-full round's filesystem: room for the round several times over.
+    static let diskBytes = 512 * 1_048_576
+
+    /// Runs a command to its end; throws unless it exits 0.
+    static func run(_ path: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ChaosRunError("\(path) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+        }
+    }
+
+    /// Unmounts a disk-full round's filesystem, if `directory` is one (lazily: a process may still hold a file).
+    static func unmount(_ directory: URL) {
+        guard (try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8))?.contains(" \(directory.path) tmpfs ") == true else { return }
+        try? run("/bin/umount", ["-l", directory.path])
+    }
 
     /// The file whose existence makes every fsync of `eventbus up` and its plugins fail.
     var fsyncTrigger: String { Self.fsyncTrigger(in: directory) }

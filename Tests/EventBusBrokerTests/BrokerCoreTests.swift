@@ -185,6 +185,42 @@ import ZeroMQ
         #expect(bus.reply()?.arguments == ["1"])
     }
 
+    /// Ordered publishing (docs/protocol.md): a peer that asked for it gets `busy` for every
+    /// later PUB until it sends the refused one again, so a later PUB never lands before it
+    /// (a plugin's output, refused while the disk was full, came after the next one).
+    @Test func anOrderedPeersRefusedPubGoesBeforeAnyLaterOne() throws {
+        let bus = try CoreHarness()
+        defer { bus.close() }
+        bus.send("HELLO", [Array(#"{"name":"p","ordered":true}"#.utf8)], peer: "p")
+        #expect(bus.reply()?.arguments.first?.contains(#""ordered":true"#) == true)
+        bus.core.log.failNextWriteAfterBytes = 10
+        bus.send("PUB", [Array("in".utf8), Self.event("a"), Self.event("b")], peer: "p")
+        #expect(bus.errorCode() == "busy")
+        // The disk has room again, but the next PUB is not the refused one: refused too.
+        bus.send("PUB", [Array("in".utf8), Self.event("c")], peer: "p")
+        #expect(bus.errorCode() == "busy")
+        // Another peer is not held up.
+        bus.send("PUB", [Array("in".utf8), Self.event("x")], peer: "q")
+        try bus.pass()
+        #expect(bus.reply()?.arguments == ["1"])
+        // The refused PUB again, then the later one: in that order in the log.
+        bus.send("PUB", [Array("in".utf8), Self.event("a"), Self.event("b")], peer: "p")
+        bus.send("PUB", [Array("in".utf8), Self.event("c")], peer: "p")
+        try bus.pass()
+        #expect(bus.replies().map(\.arguments) == [["2", "3"], ["4"]])
+    }
+
+    @Test func aPeerThatDidNotAskForOrderIsNotHeldUp() throws {
+        let bus = try CoreHarness()
+        defer { bus.close() }
+        bus.core.log.failNextWriteAfterBytes = 10
+        bus.send("PUB", [Array("in".utf8), Self.event("a")], peer: "p")
+        #expect(bus.errorCode() == "busy")
+        bus.send("PUB", [Array("in".utf8), Self.event("c")], peer: "p")
+        try bus.pass()
+        #expect(bus.reply()?.arguments == ["1"])
+    }
+
     // MARK: CONSUME, ACK, CANCEL
 
     @Test func aConsumerGetsCommittedEventsUpToItsCreditAndMoreAfterItsAck() throws {

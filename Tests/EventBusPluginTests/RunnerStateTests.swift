@@ -135,6 +135,27 @@ import Testing
         #expect(settled(state.settle()) == [1])
     }
 
+    /// Chunks refused `busy` go again in output order, and new output waits behind them: a
+    /// later chunk never goes before an earlier one (a full disk reordered `out` that way).
+    @Test func refusedChunksGoAgainInOrderAndNewOutputWaitsBehindThem() throws {
+        var state = try consuming()
+        let first = publish(&state, lastSeq: 1, events(1), at: t0)[0]
+        let second = publish(&state, lastSeq: 2, events(1), at: t0)[0]
+        // The first is refused twice: it waits 20 ms.
+        let again = sent(try state.received(err(first, "busy"), now: t0))
+        #expect(sent(try state.received(err(again[0], "busy"), now: t0)).isEmpty)
+        // The second, refused once, would go at once: it waits behind the first.
+        #expect(sent(try state.received(err(second, "busy"), now: t0)).isEmpty)
+        // New output too.
+        #expect(publish(&state, lastSeq: 3, events(1), at: t0).isEmpty)
+        #expect(state.nextDeadline == t0 + .milliseconds(20))
+        #expect(sent(state.tick(now: t0 + .milliseconds(19))).isEmpty)
+        let resent = sent(state.tick(now: t0 + .milliseconds(20)))
+        #expect(resent.map { $0.last! } == [first.last!, second.last!, bytes(#"{"n":0}"#)])
+        for (n, pub) in resent.enumerated() { _ = try state.received(ok(pub, [bytes(String(n + 1))]), now: t0 + .milliseconds(21)) }
+        #expect(settled(state.settle()) == [1, 2, 3])
+    }
+
     @Test func aStoppingRunnerGivesUpOnAChunkTheBrokerKeepsRefusing() throws {
         var state = try consuming()
         var pub = publish(&state, lastSeq: 1, events(1), at: t0)[0]

@@ -79,10 +79,11 @@ package enum ClientFrames {
 
     /// The `HELLO` body: `{"name", "role", "version"}`, then, when given, what a long-lived
     /// peer asks of its connection (docs/protocol.md, "HELLO"): `batch` (its consumers get
-    /// `EVTS`), `compact_ok` (a PUB's OK in one frame) and the `services` it answers.
+    /// `EVTS`), `compact_ok` (a PUB's OK in one frame), `ordered` (a PUB refused `busy` goes
+    /// before any later one) and the `services` it answers.
     package static func helloBody(
         name: String, role: String, version: String,
-        batch: Bool? = nil, compactOK: Bool? = nil, services: [String]? = nil
+        batch: Bool? = nil, compactOK: Bool? = nil, ordered: Bool? = nil, services: [String]? = nil
     ) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
@@ -91,6 +92,7 @@ package enum ClientFrames {
         writer.key("version"); writer.string(version)
         if let batch { writer.key("batch"); writer.bool(batch) }
         if let compactOK { writer.key("compact_ok"); writer.bool(compactOK) }
+        if let ordered { writer.key("ordered"); writer.bool(ordered) }
         if let services {
             writer.key("services")
             writer.beginArray()

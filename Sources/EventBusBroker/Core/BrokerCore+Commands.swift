@@ -81,6 +81,13 @@ extension BrokerCore {
             }
             remember(message.peer, on, in: &compactPeers)
         }
+        if let ordered = hello["ordered"] {
+            guard case .bool(let on) = ordered else {
+                throw BusError(.badArgs, "frame 3: ordered must be true or false")
+            }
+            remember(message.peer, on, in: &orderedPeers)
+            if !on { refusedFirst[message.peer] = nil }
+        }
         if case .string(let name)? = hello["name"] {
             logger.info("peer said hello", metadata: ["bus.peer": "\(name)"])
         }
@@ -90,9 +97,10 @@ extension BrokerCore {
         w.key("version"); w.string(BrokerVersion.string)
         w.key("stages"); w.beginArray(); for stage in config.stages { w.string(stage) }; w.endArray()
         w.key("services"); w.beginArray(); for service in services.sorted() { w.string(service) }; w.endArray()
-        w.key("features"); w.beginArray(); w.string("batch"); w.string("compact_ok"); w.string("forward"); w.string("pubs"); w.endArray()
+        w.key("features"); w.beginArray(); w.string("batch"); w.string("compact_ok"); w.string("forward"); w.string("ordered"); w.string("pubs"); w.endArray()
         w.key("batch"); w.bool(batchPeers.contains(message.peer))
         w.key("compact_ok"); w.bool(compactPeers.contains(message.peer))
+        w.key("ordered"); w.bool(orderedPeers.contains(message.peer))
         w.key("limits"); w.beginObject()
         w.key("max_event_bytes"); w.int(config.maxEventBytes)
         w.key("max_batch_events"); w.int(WireProtocol.maxBatchEvents)

@@ -48,10 +48,24 @@ extension BrokerCore {
         // `batchKeys` holds this batch's new identities (record index + 1) until it returns.
         defer { for key in batch.keys { batchKeys.remove(key) } }
         try collectRecords(events, stage: stage, batchBytes: batchBytes, into: &batch)
+        // Ordered publishing: after a PUB of this peer was refused `busy`, its next PUB must
+        // be that one again, so that a later one never lands before it.
+        let ordered = !orderedPeers.isEmpty && orderedPeers.contains(message.peer)
+        if ordered, let refused = refusedFirst[message.peer], refused != batch.identities[0] {
+            throw BusError(.busy, "an earlier PUB of this connection was refused and not sent again yet; "
+                + "with ordered publishing it goes first; nothing was appended; retry later")
+        }
         lookUpIdentities(&batch)
         let hits = batch.repeats.count
         if hits > 0 { dropRepeats(events, from: &batch) }
-        let first = try appendNew(&batch)
+        let first: UInt64
+        do {
+            first = try appendNew(&batch)
+        } catch {
+            if ordered && error.code == .busy { refusedFirst[message.peer] = batch.identities[0] }
+            throw error
+        }
+        if ordered && !refusedFirst.isEmpty { refusedFirst[message.peer] = nil }
         statistics.dedupHits += hits
         metrics.dedup(hits)
         let seqs = batch.answers.map { answer in

@@ -79,6 +79,11 @@ final class BrokerCore {
     var batchPeers: Set<[UInt8]> = []
     /// Peers that asked for a PUB's OK in one frame (`"compact_ok": true` in `HELLO`).
     var compactPeers: Set<[UInt8]> = []
+    /// Peers that asked for ordered publishing (`"ordered": true` in `HELLO`).
+    var orderedPeers: Set<[UInt8]> = []
+    /// For an ordered peer whose PUB was refused `busy`: that PUB's first event, the one its
+    /// next PUB must begin with (docs/protocol.md, "Ordered publishing").
+    var refusedFirst: [[UInt8]: DedupKey] = [:]
     /// The records of the delivery being assembled (kept to reuse its storage).
     var outgoing: [RoutedRecord] = []
     /// Identities of the PUB being handled, with their place in its batch.
@@ -260,6 +265,8 @@ final class BrokerCore {
     func peerGone(_ peer: [UInt8]) {
         batchPeers.remove(peer)
         compactPeers.remove(peer)
+        orderedPeers.remove(peer)
+        refusedFirst[peer] = nil
         for consumer in consumers.values where consumer.peer == peer {
             consumer.peer = nil
             consumer.rewind(to: consumer.acked + 1)
