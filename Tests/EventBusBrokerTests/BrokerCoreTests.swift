@@ -188,7 +188,7 @@ import ZeroMQ
     /// Ordered publishing (docs/protocol.md): a peer that asked for it gets `busy` for every
     /// later PUB until it sends the refused one again, so a later PUB never lands before it
     /// (a plugin's output, refused while the disk was full, came after the next one).
-    @Test func anOrderedPeersRefusedPubGoesBeforeAnyLaterOne() throws {
+    @Test func anOrderedPeersRefusedPubGoesBeforeAnyLaterOneSeed6225845571583603823() throws {
         let bus = try CoreHarness()
         defer { bus.close() }
         bus.send("HELLO", [Array(#"{"name":"p","ordered":true}"#.utf8)], peer: "p")

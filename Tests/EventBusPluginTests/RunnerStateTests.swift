@@ -137,7 +137,7 @@ import Testing
 
     /// Chunks refused `busy` go again in output order, and new output waits behind them: a
     /// later chunk never goes before an earlier one (a full disk reordered `out` that way).
-    @Test func refusedChunksGoAgainInOrderAndNewOutputWaitsBehindThem() throws {
+    @Test func refusedChunksGoAgainInOrderAndNewOutputWaitsBehindThemSeed1018639775178652702() throws {
         var state = try consuming()
         let first = publish(&state, lastSeq: 1, events(1), at: t0)[0]
         let second = publish(&state, lastSeq: 2, events(1), at: t0)[0]
