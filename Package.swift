@@ -254,7 +254,7 @@ let package = Package(
         .testTarget(name: "EventBusTests", dependencies: ["EventBusCore", "EventBus", "EventBusFuzzing"], swiftSettings: strict),
         .testTarget(
             name: "EventBusBrokerTests",
-            dependencies: ["EventBusBroker", "EventBus", "ZeroMQ"],
+            dependencies: ["EventBusBroker", "EventBus", "EventBusChaos", "ZeroMQ"],
             swiftSettings: strict
         ),
         .testTarget(name: "ReceiptReducerTests", dependencies: ["ReceiptReducer", "EventBusCore"], swiftSettings: strict),

@@ -14,6 +14,7 @@ import EventBusCore
 ///    watermark back only by the user's own `notification.mark_unread` (``WatermarkRule``).
 /// 6. Each query's answer is the model's at the query's place in the log.
 /// 7. The observer's deliveries keep the resume rules (``ResumeRule``).
+/// 8. Nothing a hostile peer sent is in the log (``HostileMessages``): it was all refused.
 public enum ChaosChecker {
     public static func check(_ history: ChaosHistory) -> [Violation] {
         var violations: [Violation] = []
@@ -26,6 +27,8 @@ public enum ChaosChecker {
         violations += modelComparison(history, records)
         violations += WatermarkRule.check(records)
         violations += ResumeRule.check(history.observer, records)
+        violations += records.filter { $0.source == HostileMessages.source }
+            .map { .hostileEventLogged(seq: $0.seq, topic: $0.topic, id: $0.id) }
         return violations
     }
 

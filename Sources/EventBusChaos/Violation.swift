@@ -31,6 +31,8 @@ public enum Violation: Sendable, Equatable, CustomStringConvertible {
     case resumeRepeatsTakenAck(first: UInt64, takenAck: UInt64)
     /// Events of `out` the observer never received although it caught up.
     case observerMissed(count: Int, first: UInt64)
+    /// Something a hostile peer sent is in the log (``HostileMessages``).
+    case hostileEventLogged(seq: UInt64, topic: String, id: String)
 
     public var description: String {
         switch self {
@@ -64,6 +66,8 @@ public enum Violation: Sendable, Equatable, CustomStringConvertible {
             "resume: the first SEQ after attaching was \(first), at or before SEQ \(takenAck), whose ACK the broker had taken"
         case .observerMissed(let count, let first):
             "the observer never received \(count) events of out, the first at SEQ \(first)"
+        case .hostileEventLogged(let seq, let topic, let id):
+            "SEQ \(seq) (\(topic), id \(id)) is an event a hostile peer sent: the broker should have refused it"
         }
     }
 }

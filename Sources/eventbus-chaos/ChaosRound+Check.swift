@@ -36,6 +36,7 @@ extension ChaosRound {
             duplicates: violations.filter { if case .duplicateIdentity = $0 { true } else { false } }.count,
             recovery: recovery, note: note, tornRecords: tornRecords,
             attachments: history.observer.attachments, redelivered: history.observer.redelivered,
-            violations: violations, directory: directory.path, seconds: clock.seconds)
+            violations: violations, directory: directory.path, seconds: clock.seconds,
+            confirmP99: confirmP99(), peakResident: peakResident)
     }
 }

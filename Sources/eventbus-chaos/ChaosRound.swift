@@ -19,12 +19,16 @@ final class ChaosRound {
     let observer: OutObserver
     let client: BusClient
     var publishers: [RunningProcess?]
+    /// The round's hostile peer (``HostileCommand``), from the publishers' start to their end.
+    var hostile: RunningProcess?
     let logger = Logger(label: "eventbus.chaos")
     var note: String?
     /// Records the torn tail cut (nil: no torn tail this round).
     var tornRecords: Int?
     /// How long `eventbus up` took to exit after its disk started failing.
     var stopSeconds: Double?
+    /// ``peakResidentMegabytes()`` just before the round's end.
+    var peakResident: Double?
 
     init(plan: FaultPlan, settings: RoundSettings) throws {
         self.plan = plan
@@ -84,6 +88,31 @@ final class ChaosRound {
 
     func confirmPath(_ index: Int) -> String { directory.appendingPathComponent("confirms-\(index)").path }
 
+    func latencyPath(_ index: Int) -> String { directory.appendingPathComponent("latencies-\(index)").path }
+
+    /// The p99 of the publishers' confirm latencies (a batch's, from its first send to its
+    /// confirm, retries included), in milliseconds; nil without any.
+    func confirmP99() -> Double? {
+        var micros: [Int] = []
+        for index in publishers.indices {
+            let text = (try? String(contentsOfFile: latencyPath(index), encoding: .utf8)) ?? ""
+            micros += text.split(separator: "\n").compactMap { Int($0) }
+        }
+        guard !micros.isEmpty else { return nil }
+        micros.sort()
+        return Double(micros[min(micros.count - 1, micros.count * 99 / 100)]) / 1_000
+    }
+
+    /// The peak resident memory of `eventbus up` (its last run), in MiB: `VmHWM`.
+    func peakResidentMegabytes() -> Double? {
+        guard let pid = up.process?.processIdentifier,
+              let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kilobytes = Double(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { return nil }
+        return kilobytes / 1_024
+    }
+
     /// Runs the round and checks it; the directory stays unless the round passed.
     func run() async throws -> RoundReport {
         try await up.start(within: .seconds(60))
@@ -95,6 +124,9 @@ final class ChaosRound {
             setupConfirms += zip(indices, seqs).map { ($0, $1) }
         }
         for index in publishers.indices { try startPublisher(index) }
+        hostile = try RunningProcess(
+            settings.executable, ["hostile", "--endpoint", up.commandEndpoint, "--seed", String(plan.seed)],
+            standardError: .file(directory.appendingPathComponent("hostile.stderr").path))
         try await Task.sleep(for: .milliseconds(plan.atMilliseconds))  // the fault's moment, drawn from the seed
         let recovery = try await inject(plan.fault)
         for index in publishers.indices {
@@ -102,9 +134,11 @@ final class ChaosRound {
             let status = try await process.exitStatus(within: .seconds(300))
             guard status == 0 else { throw ChaosRunError("publisher \(index) exited with \(status)") }
         }
+        _ = try await hostile?.kill()
         try await awaitCaughtUp()
         let queries = try await askQueries()
         try await observer.stop()
+        peakResident = peakResidentMegabytes()
         let status = try await up.terminate()
         guard status == 0 else { throw ChaosRunError("eventbus up exited with \(status) on SIGTERM") }
         return try check(setupConfirms: setupConfirms, queries: queries, recovery: recovery)
@@ -124,7 +158,8 @@ final class ChaosRound {
         publishers[index] = try RunningProcess(
             settings.executable,
             ["publish", "--endpoint", up.commandEndpoint, "--seed", String(plan.workloadSeed), "--count", String(settings.events),
-             "--index", String(index), "--publishers", String(settings.publishers), "--confirms", confirmPath(index)],
+             "--index", String(index), "--publishers", String(settings.publishers), "--confirms", confirmPath(index),
+             "--latencies", latencyPath(index)],
             standardError: .file(directory.appendingPathComponent("publisher-\(index).stderr").path))
     }
 

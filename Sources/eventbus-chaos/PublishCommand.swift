@@ -18,6 +18,8 @@ struct PublishCommand: AsyncParsableCommand {
     @Option var index: Int
     @Option var publishers: Int
     @Option var confirms: String
+    @Option(help: "Where to append each batch's confirm latency in µs, from its first send to its confirm, retries included.")
+    var latencies: String?
     @Option var batch = 25
     @Option var window = 4
     @Option(help: "Events per second at most, as a backend's steady traffic (0: as fast as confirmed).")
@@ -35,7 +37,13 @@ struct PublishCommand: AsyncParsableCommand {
         defer { client.close() }
         let appender = try file.appender()
         defer { try? appender.close() }
-        try await withThrowingTaskGroup(of: [String].self) { group in
+        let latencyFile = try latencies.map { path in
+            // Appended to across restarts of this publisher.
+            if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+            return try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        }
+        defer { try? latencyFile?.close() }
+        try await withThrowingTaskGroup(of: (lines: [String], micros: Int).self) { group in
             var next = 0
             let started = ContinuousClock.now
             func startNext() {
@@ -45,12 +53,17 @@ struct PublishCommand: AsyncParsableCommand {
                 next += 1
                 group.addTask {
                     try await Task.sleep(until: due)  // the publisher's pace
-                    return try await Self.publishUntilConfirmed(lines, share.lines, client, logger)
+                    let sent = ContinuousClock.now
+                    let confirmed = try await Self.publishUntilConfirmed(lines, share.lines, client, logger)
+                    let elapsed = (ContinuousClock.now - sent).components
+                    return (confirmed, Int(elapsed.seconds) * 1_000_000 + Int(elapsed.attoseconds / 1_000_000_000_000))
                 }
             }
             for _ in 0..<window { startNext() }
             while let confirmed = try await group.next() {
-                try appender.write(contentsOf: Data(confirmed.joined().utf8))
+                try appender.write(contentsOf: Data(confirmed.lines.joined().utf8))
+                try latencyFile?.seekToEnd()
+                try latencyFile?.write(contentsOf: Data("\(confirmed.micros)\n".utf8))
                 startNext()
             }
         }

@@ -24,4 +24,8 @@ struct RoundReport {
     let violations: [Violation]
     let directory: String
     let seconds: Double
+    /// The honest publishers' confirm latency, p99 over the round's batches (ms), beside a hostile peer.
+    let confirmP99: Double?
+    /// `eventbus up`'s peak resident memory (MiB), its last run.
+    let peakResident: Double?
 }

@@ -55,6 +55,17 @@ struct ChaosCheckerTests {
             == "duplicate: in /chat-api \(original.id) is logged 2 times, at SEQs \(original.seq), \(head + 1)")
     }
 
+    /// Rule 8: what a hostile peer sent never reaches the log.
+    @Test func anEventOfTheHostilePeerInTheLogIsReported() throws {
+        var history = try HistoryFixture.make()
+        let head = history.records.map(\.seq).max() ?? 0
+        let frame = HostileMessages.message(kind: HostileMessages.kinds.firstIndex(of: "unknown type")!, n: 7).last!
+        history.records.append(LoggedRecord(seq: head + 1, topic: "in/messaging:hostile/message.liked", source: HostileMessages.source,
+                                            id: "h7", event: frame))
+        let violations = ChaosChecker.check(history)
+        #expect(violations.contains(.hostileEventLogged(seq: head + 1, topic: "in/messaging:hostile/message.liked", id: "h7")), "\(violations)")
+    }
+
     @Test func aPublishedEventNeverConfirmedIsReported() throws {
         var history = try HistoryFixture.make()
         let dropped = history.confirmed.removeLast()
