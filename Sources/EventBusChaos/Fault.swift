@@ -18,6 +18,10 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
     /// then is deleted. Every write of `eventbus up` and its plugins fails with ENOSPC
     /// meanwhile: the broker answers `busy` and appends nothing; nothing confirmed is lost.
     case diskFull(milliseconds: Int)
+    /// The broker's wall clock jumps by this many seconds (forwards or backwards) and stays
+    /// there: the clock `eventbus up` runs on is moved by a file (`EVENTBUS_CLOCK_SKEW_FILE`);
+    /// timers and timeouts run on the monotonic clock, which does not jump.
+    case clockJump(seconds: Int)
 
     /// The fault's kind for the campaign's table: `kill -9 <target>`, `SIGSTOP <target>`, `torn tail`.
     public var kind: String {
@@ -27,6 +31,7 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
         case .tornTail: "torn tail"
         case .failingFsync: "failing fsync"
         case .diskFull: "disk full"
+        case .clockJump: "clock jump"
         }
     }
 
@@ -42,6 +47,7 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
         case .tornTail(let fraction): "torn tail at \(Int(fraction * 100)) % of the bytes past the last durable record"
         case .failingFsync(let fraction): "failing fsync, then \(Int(fraction * 100)) % of the bytes past the last durable record kept"
         case .diskFull(let milliseconds): "disk full for \(milliseconds) ms"
+        case .clockJump(let seconds): "clock jump of \(seconds > 0 ? "+" : "")\(seconds) s"
         }
     }
 }

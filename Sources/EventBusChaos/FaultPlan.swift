@@ -25,12 +25,14 @@ public struct FaultPlan: Sendable, Equatable {
         var targets: [FaultTarget] = [.supervisor] + pipeline.map { .plugin($0) }
         if publishers > 0 { targets += (0..<publishers).map { .publisher($0) } }
         let target = targets[random.below(targets.count)]
-        fault = switch random.below(7) {
+        fault = switch random.below(8) {
         case 0, 1: .kill(target)
         case 2, 3: .stop(target, milliseconds: random.inRange(200...4_000))
         case 4: .tornTail(fraction: random.unit())
         case 5: .failingFsync(fraction: random.unit())
-        default: .diskFull(milliseconds: random.inRange(500...4_000))
+        case 6: .diskFull(milliseconds: random.inRange(500...4_000))
+        // Up to two hours either way, past the dedup window's 10 minutes.
+        default: .clockJump(seconds: random.inRange(60...7_200) * (random.below(2) == 0 ? -1 : 1))
         }
         // A full disk matters while the publishers write: early, 30–300 ms in (a round's
         // publishers are done within a second or two).

@@ -46,6 +46,10 @@ extension ChaosRound {
             return try await failFsync(keeping: fraction)
         case .diskFull(let milliseconds):
             return try await fillDisk(for: milliseconds)
+        case .clockJump(let seconds):
+            let at = clock.seconds
+            try String(seconds * 1_000).write(toFile: Self.clockSkewFile(in: directory), atomically: true, encoding: .utf8)
+            return try await awaitRecovery(since: at)
         }
     }
 

@@ -48,6 +48,7 @@ final class ChaosRound {
             }
             environment = ["LD_PRELOAD": settings.fsyncShim, "EVENTBUS_CHAOS_FSYNC_FAIL": Self.fsyncTrigger(in: directory)]
         }
+        if case .clockJump = plan.fault { environment["EVENTBUS_CLOCK_SKEW_FILE"] = Self.clockSkewFile(in: directory) }
         up = try UpProcess(directory: directory, arguments: ["--pipeline", plan.pipeline.joined(separator: ",")], environment: environment)
         share = try PublisherShare(count: settings.events, seed: plan.workloadSeed)
         observer = OutObserver(endpoint: up.commandEndpoint, clock: clock)
@@ -85,6 +86,9 @@ final class ChaosRound {
     var fsyncTrigger: String { Self.fsyncTrigger(in: directory) }
 
     static func fsyncTrigger(in directory: URL) -> String { directory.appendingPathComponent("fsync-fails").path }
+
+    /// The file whose offset (ms) moves the wall clock of `eventbus up` in a clock-jump round.
+    static func clockSkewFile(in directory: URL) -> String { directory.appendingPathComponent("clock-skew-ms").path }
 
     func confirmPath(_ index: Int) -> String { directory.appendingPathComponent("confirms-\(index)").path }
 

@@ -19,11 +19,12 @@ struct FaultPlanTests {
             if case .kill(.plugin(let name)) = plan.fault { #expect(plan.pipeline.contains(name)) }
             if case .stop(_, let milliseconds) = plan.fault { #expect((200...4_000).contains(milliseconds)) }
             if case .diskFull(let milliseconds) = plan.fault { #expect((500...4_000).contains(milliseconds)) }
+            if case .clockJump(let seconds) = plan.fault { #expect((60...7_200).contains(abs(seconds))) }
             seed = FaultPlan.nextSeed(after: seed)
         }
         #expect(kinds == ["kill -9 eventbus up", "kill -9 receipt-reducer", "kill -9 read-privacy", "kill -9 delivery-privacy",
                           "kill -9 publisher", "SIGSTOP eventbus up", "SIGSTOP receipt-reducer", "SIGSTOP read-privacy",
-                          "SIGSTOP delivery-privacy", "SIGSTOP publisher", "torn tail", "failing fsync", "disk full"])
+                          "SIGSTOP delivery-privacy", "SIGSTOP publisher", "torn tail", "failing fsync", "disk full", "clock jump"])
         #expect(pipelines == [FaultPlan.defaultPipeline, ["receipt-reducer"]])
     }
 }

@@ -104,7 +104,7 @@ final class BrokerCore {
 
     /// Opens the log under the data directory (refusing one that ends before what
     /// consumers or snapshots have seen) and rebuilds the state from it.
-    init(config: BrokerConfig, logger: Logger, output: any BrokerOutput, clock: any BrokerClock = SystemClock()) throws {
+    init(config: BrokerConfig, logger: Logger, output: any BrokerOutput, clock: any BrokerClock = BrokerClocks.fromEnvironment()) throws {
         self.config = config
         self.logger = logger
         self.output = output
