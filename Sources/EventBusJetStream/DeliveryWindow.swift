@@ -1,14 +1,51 @@
 import DequeModule
 
 /// The EVTs an attached consumer holds unacked, in SEQ order, with what it takes to ack
-/// each one in JetStream (`Handle`): a state machine with no I/O.
+/// each one in JetStream (`Handle`), and the order JetStream's deliveries must keep to
+/// become EVTs: a state machine with no I/O.
 ///
 /// EB1's ACK is cumulative (every SEQ up to the one named); JetStream's acks here are
 /// explicit, one per message. ``acknowledge(upTo:)`` turns the first into the second.
+///
+/// **No SEQ is left out.** EB1 gives a consumer every event of its stage in SEQ order; a
+/// plugin folds them so. A JetStream pull consumer delivers in stream order only while no
+/// delivery is lost on its way: one lost with the gateway's connection or with the
+/// consumer's leader, or taken by a fetch of a previous attachment still under way, comes
+/// again only after the ack wait (30 s), while the later ones keep coming. So
+/// ``arrive(_:delivery:redelivered:forClient:_:)`` lets through only the SEQ due next
+/// (``next``), and a later one only when JetStream cannot have skipped an event this
+/// window did not see: when the consumer was made by this attachment and every delivery
+/// since (JetStream numbers them, redeliveries included: the consumer sequence) came here
+/// — then the SEQs skipped are not in the stream (deleted) or not on its subject. Anything
+/// else is a ``Arrival/gap(restartAt:)``: nothing of it is sent, and the consumer must be
+/// made again at the first SEQ the client has not acked, so that JetStream delivers the
+/// missing events now, in order, instead of after the ack wait and after later ones.
 public struct DeliveryWindow<Handle: Sendable>: Sendable {
     /// The most EVTs unacked (the CONSUME's CREDIT).
     public let credit: Int
     private var inFlight: Deque<(seq: UInt64, handle: Handle)> = []
+    /// The SEQ due next: every one before it was sent to the client or passed over.
+    public private(set) var next: UInt64 = 1
+    /// The consumer sequence of the last delivery seen.
+    private var lastDelivery: UInt64 = 0
+    /// Whether every delivery of the JetStream consumer came here: it was made for this
+    /// window (not bound as it was) and no consumer sequence was skipped since.
+    private var seenEveryDelivery = false
+
+    /// What to do with a delivery.
+    public enum Arrival: Sendable, Equatable {
+        /// The SEQ due next, for the client: recorded, send it as an EVT.
+        case send
+        /// The SEQ due next, not for the client (another prefix, not an event): ack it.
+        case pass
+        /// A redelivery of an EVT the client holds: not sent twice; its newer handle replaces the held one.
+        case held
+        /// A redelivery of a SEQ the client acked or that was passed over: ack it again.
+        case repeated
+        /// Deliveries were lost before this one: it is not sent, nor anything after it from
+        /// this consumer, which must be made again to deliver from `restartAt`.
+        case gap(restartAt: UInt64)
+    }
 
     public init(credit: Int) { self.credit = credit }
 
@@ -17,16 +54,38 @@ public struct DeliveryWindow<Handle: Sendable>: Sendable {
     /// The SEQs in flight, oldest first.
     public var seqs: [UInt64] { inFlight.map(\.seq) }
 
-    /// Records an EVT about to be sent. `false` (nothing recorded) for a SEQ not above the
-    /// last one in flight: JetStream redelivering a message the client still holds, which
-    /// is not sent twice (its newer handle replaces the held one).
-    public mutating func deliver(_ seq: UInt64, _ handle: Handle) -> Bool {
-        if let last = inFlight.last, seq <= last.seq {
-            if let index = inFlight.firstIndex(where: { $0.seq == seq }) { inFlight[index].handle = handle }
-            return false
+    /// The JetStream consumer is ready and delivers from `first`; `made` when it was made
+    /// for this attachment (or made again after a gap), false when an existing one was
+    /// bound as it was (`resume`), whose earlier deliveries went elsewhere.
+    public mutating func started(first: UInt64, made: Bool) {
+        next = max(next, first)  // a consumer made again starts at or before it
+        lastDelivery = 0
+        seenEveryDelivery = made
+    }
+
+    /// Where a delivery stands: stream sequence `seq`, consumer sequence `delivery`,
+    /// `redelivered` when JetStream delivered it before; `forClient` when the consumer's
+    /// prefixes take it.
+    public mutating func arrive(_ seq: UInt64, delivery: UInt64, redelivered: Bool, forClient: Bool,
+                                _ handle: Handle) -> Arrival {
+        let unbroken = seenEveryDelivery && delivery == lastDelivery + 1
+        if delivery > lastDelivery + 1 { seenEveryDelivery = false }
+        lastDelivery = delivery
+        if seq < next {
+            if let index = inFlight.firstIndex(where: { $0.seq == seq }) {
+                inFlight[index].handle = handle
+                return .held
+            }
+            return .repeated
         }
+        if seq > next {
+            guard unbroken && !redelivered else { return .gap(restartAt: inFlight.first?.seq ?? next) }
+            // Every delivery came here, in order: the SEQs between are not the consumer's.
+        }
+        next = seq + 1
+        guard forClient else { return .pass }
         inFlight.append((seq, handle))
-        return true
+        return .send
     }
 
     /// `ACK seq`: removes and returns the handles of every EVT up to `seq`, oldest first.

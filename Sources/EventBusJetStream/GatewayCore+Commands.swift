@@ -116,7 +116,7 @@ extension GatewayCore {
         for event in inbox.take() {
             switch event {
             case .batchAnswered(let flight, let attempt, let result): batchAnswered(flight, attempt, result)
-            case .attached(let token, let first): attached(token: token, first: first)
+            case .attached(let token, let first, let made): attached(token: token, first: first, made: made)
             case .attachFailed(let token, let error): attachFailed(token: token, error)
             case .fetched(let token, let messages): fetched(token: token, messages)
             case .queryRefused(let token, let error): queryRefused(token: token, error)

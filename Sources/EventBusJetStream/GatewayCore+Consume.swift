@@ -69,8 +69,16 @@ extension GatewayCore {
         consumers.values.first { $0.worker.token == token }
     }
 
-    func attached(token: UInt64, first: UInt64) {
+    func attached(token: UInt64, first: UInt64, made: Bool) {
         guard let attachment = attachment(token: token) else { return }
+        attachment.window.started(first: first, made: made)
+        if attachment.confirmed {
+            // Made again after a gap: its client has had its OK.
+            logger.info("consumer made again", metadata: [
+                "bus.consumer": "\(attachment.request.name)", "bus.seq": "\(first)", "bus.next_seq": "\(attachment.window.next)",
+            ])
+            return
+        }
         attachment.confirmed = true
         logger.info("consumer attached", metadata: [
             "bus.consumer": "\(attachment.request.name)", "bus.stage": "\(attachment.request.stage)", "bus.seq": "\(first)",
@@ -86,9 +94,11 @@ extension GatewayCore {
                   BusError(.busy, "JetStream could not set up consumer \(attachment.request.name) (\(error)); retry later"))
     }
 
-    /// Messages fetched for a consumer: each one that matches goes out as an EVT with its
-    /// stream sequence as SEQ; one that does not is acked at once. Messages for a consumer
-    /// that detached meanwhile go back (nak).
+    /// Messages fetched for a consumer, placed by its ``DeliveryWindow``: the SEQ due next
+    /// goes out as an EVT when the consumer's prefixes take it and is acked at once when
+    /// not; a redelivery is not sent twice; after a gap (deliveries lost on their way) the
+    /// consumer is made again (``restart(_:at:)``) and the rest of the fetch dropped.
+    /// Messages for a consumer that detached meanwhile go back (nak).
     func fetched(token: UInt64, _ messages: [JetStreamMessage]) {
         guard let attachment = attachment(token: token), attachment.confirmed else {
             for message in messages { try? message.nak() }
@@ -97,36 +107,67 @@ extension GatewayCore {
         let name = Array(attachment.request.name.utf8)
         var skipped = 0
         for (position, message) in messages.enumerated() {
-            let seq: UInt64
-            let envelope: EnvelopeFields
+            let metadata: JetStreamMetadata
             do {
-                seq = try message.metadata().streamSequence
-                envelope = try EventValidator.scanEnvelope(message.payload)
+                metadata = try message.metadata()
+            } catch {
+                logger.error("no stream sequence; skipped", metadata: ["nats.subject": "\(message.subject)", "error.type": "\(error)"])
+                try? message.ack()
+                skipped += 1
+                continue
+            }
+            var topic: [UInt8]?
+            do {
+                let envelope = try EventValidator.scanEnvelope(message.payload)
+                let candidate = Topic.make(stage: attachment.request.stage, subject: envelope.subject, type: envelope.type)
+                if attachment.request.delivers(topic: candidate, type: envelope.type) { topic = candidate }
             } catch {
                 // Only events the gateway checked are in the stream; something else wrote this.
                 logger.error("not an event; skipped", metadata: ["nats.subject": "\(message.subject)", "error.type": "\(error)"])
+            }
+            let seq = metadata.streamSequence
+            switch attachment.window.arrive(seq, delivery: metadata.consumerSequence, redelivered: metadata.deliveries > 1,
+                                            forClient: topic != nil, message) {
+            case .send:
+                let event = [WireProtocol.signature, Verb.evt.bytes, name, Array(String(seq).utf8), topic ?? [], message.payload]
+                if !send(to: attachment.peer, event) {
+                    // The peer is gone: everything it held and the rest of this fetch go back.
+                    for rest in messages.dropFirst(position + 1) { try? rest.nak() }
+                    detach(attachment.request.name)
+                    return
+                }
+            case .pass, .repeated:
                 try? message.ack()
                 skipped += 1
-                continue
-            }
-            let topic = Topic.make(stage: attachment.request.stage, subject: envelope.subject, type: envelope.type)
-            guard attachment.request.delivers(topic: topic, type: envelope.type) else {
-                try? message.ack()
-                skipped += 1
-                continue
-            }
-            guard attachment.window.deliver(seq, message) else {
+            case .held:
                 skipped += 1  // a redelivery of an EVT the client holds: not sent twice
-                continue
-            }
-            let sent = send(to: attachment.peer, [WireProtocol.signature, Verb.evt.bytes, name, Array(String(seq).utf8), topic, message.payload])
-            if !sent {
-                // The peer is gone: everything it held and the rest of this fetch go back.
-                for rest in messages.dropFirst(position + 1) { try? rest.nak() }
-                detach(attachment.request.name)
+            case .gap(let restartAt):
+                logger.warning("deliveries lost on their way; consumer made again to deliver them in order", metadata: [
+                    "bus.consumer": "\(attachment.request.name)", "bus.seq": "\(seq)", "bus.next_seq": "\(attachment.window.next)",
+                    "bus.restart_seq": "\(restartAt)", "nats.consumer_seq": "\(metadata.consumerSequence)",
+                    "nats.deliveries": "\(metadata.deliveries)",
+                ])
+                restart(attachment, at: restartAt)
                 return
             }
         }
         attachment.worker.release(skipped)
+    }
+
+    /// Makes the consumer again at `seq` (the first SEQ its client has not acked) on a new
+    /// worker, with the credit its client has not used: JetStream then delivers what was
+    /// lost at once and in order, rather than after the ack wait. What the old worker still
+    /// fetches is not sent (its token is no longer the attachment's; it goes back as a
+    /// detached consumer's does); what the client holds is delivered again and only takes
+    /// the new consumer's handles, for its ACK.
+    func restart(_ attachment: Attachment, at seq: UInt64) {
+        attachment.worker.stop()
+        let token = nextToken
+        nextToken += 1
+        let setup = FetchWorker.Setup(stream: StageStream(stage: attachment.request.stage),
+                                      durable: DurableName.make(attachment.request.name), start: .sequence(seq),
+                                      ackWait: config.ackWait, retriesSetUp: true)
+        attachment.worker = FetchWorker(token: token, credit: attachment.request.credit - attachment.window.count,
+                                        setup: setup, jetStream: jetStream, inbox: inbox)
     }
 }

@@ -48,7 +48,8 @@ final class GatewayCore {
         let request: ConsumeRequest
         let peer: [UInt8]
         let correlation: [UInt8]
-        let worker: FetchWorker
+        /// Replaced when the consumer is made again after a gap.
+        var worker: FetchWorker
         var window: DeliveryWindow<JetStreamMessage>
         /// Whether its OK went out (EVTs only after it).
         var confirmed = false

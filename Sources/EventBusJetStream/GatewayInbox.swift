@@ -10,8 +10,8 @@ final class GatewayInbox: Sendable {
     enum Event: Sendable {
         /// A batch's commit ack or failure.
         case batchAnswered(flight: OrderedPublisher.JobID, attempt: UInt64, Result<PubAck, NATSError>)
-        /// A consumer's JetStream side is ready: the OK's FIRST.
-        case attached(token: UInt64, first: UInt64)
+        /// A consumer's JetStream side is ready: the OK's FIRST, and whether it was made now.
+        case attached(token: UInt64, first: UInt64, made: Bool)
         /// A consumer could not be set up.
         case attachFailed(token: UInt64, NATSError)
         /// Messages fetched for a consumer.

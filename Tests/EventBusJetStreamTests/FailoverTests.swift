@@ -105,8 +105,10 @@ import ZeroMQ
         throw TestFailure("\(node) never became the leader of \(stream)")
     }
 
-    /// Every message's event id, in stream order, through a new durable consumer.
-    func readAll(_ stream: String, jetStream: JetStream, durable: String) throws -> [String] {
+    /// Every message's event id, in stream order, through a new durable consumer; only the
+    /// events `including` keeps, when given.
+    func readAll(_ stream: String, jetStream: JetStream, durable: String,
+                 including: (EnvelopeFields) -> Bool = { _ in true }) throws -> [String] {
         // Right after a leader change the consumer's creation may time out: asked again.
         var made: PullConsumer?
         for _ in 0..<10 where made == nil {
@@ -116,12 +118,14 @@ import ZeroMQ
         let consumer = try #require(made)
         let last = try jetStream.streamInfo(stream).lastSequence
         var ids: [String] = []
-        var empty = 0
-        while UInt64(ids.count) < last && empty < 20 {
+        var read: UInt64 = 0, empty = 0
+        while read < last && empty < 20 {
             let messages = try consumer.fetch(batch: 500, timeout: .seconds(1))
             if messages.isEmpty { empty += 1 }
             for message in messages {
-                ids.append(try EventValidator.scanEnvelope(message.payload).id)
+                read += 1
+                let envelope = try EventValidator.scanEnvelope(message.payload)
+                if including(envelope) { ids.append(envelope.id) }
                 try message.ack()
             }
         }
