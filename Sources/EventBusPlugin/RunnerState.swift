@@ -49,8 +49,13 @@ struct RunnerState {
     /// Whether the plugin's state is committed: a consumer that never applied anything then
     /// starts at the earliest event, since its state must fold the whole history.
     let persistent: Bool
-    /// How long a new connection may take to answer CONSUME.
+    /// How long a new connection may take to answer HELLO (a broker that is not there).
     var connectTimeout: Duration = .seconds(2)
+    /// How long CONSUME may take once HELLO was answered: the peer is there, and setting up
+    /// a consumer may take a JetStream gateway seconds (a consumer made on a replicated
+    /// stream while the cluster elects leaders). Asking again sooner would start another
+    /// set-up of the same consumer beside the first.
+    var consumeTimeout: Duration = .seconds(30)
     /// How long a connection with nothing in flight may stay silent before a PING.
     var idleAfter: Duration = .seconds(2)
     /// How long a PING may wait for its reply.
@@ -168,8 +173,9 @@ struct RunnerState {
     /// An OK for a request other than a PUB of the window.
     private mutating func answered(_ number: UInt64, body: [[UInt8]], now: ContinuousClock.Instant) -> [Action] {
         switch phase {
-        case .connecting(let hello, _, _) where number == hello:
+        case .connecting(let hello, let consume, _) where number == hello:
             offered = body.first.map(WireProtocol.helloFeatures) ?? []
+            phase = .connecting(hello: hello, consume: consume, deadline: now + consumeTimeout)
             return []
         case .connecting(_, let consume, _) where number == consume:
             phase = .consuming

@@ -234,6 +234,17 @@ import Testing
         #expect(state.phase == .disconnected)
     }
 
+    /// A peer that answered HELLO is there: its CONSUME gets 30 s (a JetStream gateway may
+    /// take seconds to set up the consumer), not the 2 s of a broker that is not there.
+    @Test func onceHelloIsAnsweredConsumeHasLonger() throws {
+        var state = makeState()
+        let frames = sent(state.connecting(now: t0))
+        _ = try state.received(ok(frames[0], [bytes(#"{"features":[]}"#)]), now: t0 + .milliseconds(5))
+        #expect(state.nextDeadline == t0 + .milliseconds(5) + .seconds(30))
+        #expect(!reconnects(state.tick(now: t0 + .seconds(10))))
+        #expect(reconnects(state.tick(now: t0 + .seconds(31))))
+    }
+
     @Test func anIdleConnectionIsPingedAndASilentBrokerGivenUp() throws {
         var state = try consuming()
         #expect(state.nextDeadline == t0 + .seconds(2))
