@@ -44,10 +44,13 @@ struct ClientOptions: ParsableArguments {
     }
 
     /// A client of the broker at `--command`; calls fail after `--timeout` (plus `extra`).
+    /// Its PUBs are ordered (docs/protocol.md, "Ordered publishing"): the CLI publishes one
+    /// stream of events, in the order given.
     func client(extra: Duration = .zero) throws -> BusClient {
-        let options = BusClientOptions(
+        var options = BusClientOptions(
             endpoint: commandEndpoint, name: "eventbus-cli",
             requestTimeout: .milliseconds(Int(timeout * 1_000)) + extra, curve: try curveKeys())
+        options.ordered = true
         do {
             return try BusClient(options: options, logger: logger())
         } catch {

@@ -37,6 +37,22 @@ import Testing
         #expect(completed(state.received(ok(a[2]))).isEmpty)
     }
 
+    /// Ordered publishing (docs/protocol.md) is asked for before the first PUB it covers,
+    /// and again first on a new connection; without the option, after the first PUB.
+    @Test func anOrderedClientAsksForOrderBeforeItsFirstPub() {
+        var ordered = State(endpoint: "tcp://test:1", requestTimeout: .seconds(10), resendAfter: .seconds(2), ordered: true)
+        let frames = sent(ordered.request(.pub, [bytes("in"), bytes("x")], waiter: 1, now: t0))
+        #expect(frames.count == 2)
+        #expect(frames[0] == ClientFrames.orderedBatchHello)
+        #expect(frames[1][1] == bytes("PUB"))
+        #expect(String(decoding: frames[0][3], as: UTF8.self) == #"{"batch":true,"ordered":true}"#)
+        _ = ordered.disconnected()
+        #expect(sent(ordered.connected(now: t0)).first == ClientFrames.orderedBatchHello)
+        var plain = makeState()
+        let plainFrames = sent(plain.request(.pub, [bytes("in"), bytes("x")], waiter: 1, now: t0))
+        #expect(plainFrames.map { $0[1] } == [bytes("PUB"), bytes("HELLO")])
+    }
+
     @Test func errReplyFailsTheWaiterWithTheBrokersCode() {
         var state = makeState()
         let frames = sent(state.request(.pub, [bytes("in"), bytes("x")], waiter: 7, now: t0))[0]

@@ -1,3 +1,4 @@
+import EventBus
 import EventBusTesting
 import Foundation
 import Testing
@@ -74,6 +75,48 @@ import Glibc
                 let stats = try JSONSerialization.jsonObject(with: Data(try #require(try again.receive()).last ?? [])) as? [String: Any]
                 #expect(stats?["head_seq"] as? Int == confirmed + 5)
                 #expect(!broker.log.contains("truncated"), "no torn record was left behind")
+            }
+        }
+    }
+
+    /// `publishAll` of one stream of events through a disk that fills on the way (issue 14:
+    /// on an error, what was logged is a prefix of the input and the error says where to
+    /// resume): the log holds exactly the events before the refused batch, in order. Here the
+    /// disk stays full, so the batches in flight behind it are refused for want of room; when
+    /// room comes back meanwhile, ordered publishing (`BusClientOptions.ordered`, as
+    /// `eventbus publish` has it) refuses them all the same (BrokerCoreTests'
+    /// `anOrderedPeersRefusedPubGoesBeforeAnyLaterOne…`, ClientStateTests' `anOrderedClient…`).
+    @Test func anOrderedPublishAllThroughAFullDiskLogsAPrefixOfItsInput() async throws {
+        try await Tmpfs.with("eventbus-disk-ordered", size: "4m") { mountPoint in
+            #expect(FileManager.default.createFile(atPath: mountPoint + "/filler", contents: Data(repeating: 0, count: 2 * 1024 * 1024)))
+            let broker = try BrokerProcess(arguments: ["--data-dir", mountPoint + "/data", "--log-level", "error"])
+            let context = try Context()
+            try await broker.start(context: context)
+            try await broker.terminateAfter {
+                var options = BusClientOptions(endpoint: broker.commandEndpoint, requestTimeout: .seconds(30))
+                options.ordered = true
+                let client = try BusClient(options: options)
+                defer { client.close() }
+                let events = (0..<2_000).map { Self.event("o\($0)") }  // 4 MB: more than the disk has
+                var resumeAt: Int?
+                do {
+                    _ = try await client.publishAll(events, batchSize: 20, window: 8)
+                } catch let error as BusError {
+                    resumeAt = BusClient.failedEventRange(of: error)?.lowerBound
+                    #expect(error.code == .busy)
+                }
+                let prefix = try #require(resumeAt, "the disk never filled")
+                let stats = try JSONSerialization.jsonObject(with: Data(try await client.stats())) as? [String: Any]
+                #expect(stats?["head_seq"] as? Int == prefix, "the log is exactly the events before the refused batch")
+                // In order: the log's ids are the input's first `prefix`.
+                let consumer = try await client.consume(name: "check", start: .earliest, credit: 1_000, prefixes: ["in/"])
+                var ids: [String] = []
+                for try await delivery in consumer {
+                    ids.append(try EventValidator.scanEnvelope(delivery.event).id)
+                    consumer.ack(delivery.seq)
+                    if ids.count == prefix { break }
+                }
+                #expect(ids == (0..<prefix).map { "o\($0)" })
             }
         }
     }

@@ -14,6 +14,12 @@ public struct BusClientOptions: Sendable {
     public var resendAfter: Duration
     /// CURVE keys, for a broker that has keys configured; `nil` connects in the clear.
     public var curve: CurveClientKeys?
+    /// Ordered publishing (docs/protocol.md, "Ordered publishing"): each connection asks
+    /// for it before its first `PUB`, so that after a `PUB` refused `busy` (a full disk)
+    /// no later one is appended before it is sent again. For a client whose events are
+    /// one stream in one order (`eventbus publish`, ``BusClient/publishAll(_:stage:batchSize:window:progress:)``);
+    /// not for one connection shared by unrelated publishers, which one that never retries would hold up.
+    public var ordered = false
 
     /// Creates options; every argument has the protocol's default.
     ///

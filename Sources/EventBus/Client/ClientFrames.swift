@@ -33,6 +33,11 @@ package enum ClientFrames {
     /// `HELLO {"batch": true}`: this connection's consumers get `EVTS` (docs/protocol.md, "Batched delivery").
     package static let batchHello: [[UInt8]] = request(.hello, corr: batchHelloCorrelation, [Array(#"{"batch":true}"#.utf8)])
 
+    /// `HELLO {"batch": true, "ordered": true}`: batched delivery and ordered publishing
+    /// (docs/protocol.md, "Ordered publishing"), with the CORR of ``batchHello``.
+    package static let orderedBatchHello: [[UInt8]] =
+        request(.hello, corr: batchHelloCorrelation, [Array(#"{"batch":true,"ordered":true}"#.utf8)])
+
     /// A request's CORR: the request number as 8 big-endian bytes.
     package static func correlation(_ number: UInt64) -> [UInt8] {
         withUnsafeBytes(of: number.bigEndian) { Array($0) }

@@ -54,9 +54,9 @@ final class ClientIO: Sendable {
             monitor.close()
             throw error
         }
-        let (endpoint, timeout, resend) = (options.endpoint, options.requestTimeout, options.resendAfter)
+        let (endpoint, timeout, resend, ordered) = (options.endpoint, options.requestTimeout, options.resendAfter, options.ordered)
         let thread = Thread { [self] in
-            let state = State(endpoint: endpoint, requestTimeout: timeout, resendAfter: resend)
+            let state = State(endpoint: endpoint, requestTimeout: timeout, resendAfter: resend, ordered: ordered)
             self.run(dealer: dealer, monitor: monitor, state: state)
             dealer.stopMonitor()
             monitor.close()

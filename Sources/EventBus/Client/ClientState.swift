@@ -71,10 +71,14 @@ package struct ClientState<Waiter, Sink> {
     /// The socket refused a send: later requests wait behind it, so that they go out in order.
     private(set) var holdingBack = false
 
-    package init(endpoint: String, requestTimeout: Duration, resendAfter: Duration) {
+    /// Whether each connection asks for ordered publishing, before its first `PUB`.
+    let ordered: Bool
+
+    package init(endpoint: String, requestTimeout: Duration, resendAfter: Duration, ordered: Bool = false) {
         self.endpoint = endpoint
         self.requestTimeout = requestTimeout
         self.resendAfter = resendAfter
+        self.ordered = ordered
     }
 
     // MARK: Calls
@@ -91,6 +95,8 @@ package struct ClientState<Waiter, Sink> {
             let batch = [arguments[0], PublishBatch.encode(arguments.dropFirst())]
             return register(.pubs, batch, waiter: waiter, consumer: nil, idempotent: true, now: now)
         }
+        // Ordered publishing must be asked for before the first PUB it is to cover.
+        if ordered { return askForBatches() + register(verb, arguments, waiter: waiter, consumer: nil, idempotent: true, now: now) }
         return register(verb, arguments, waiter: waiter, consumer: nil, idempotent: true, now: now) + askForBatches()
     }
 
@@ -115,7 +121,7 @@ package struct ClientState<Waiter, Sink> {
         // A lost connection asks again once it is back (``connected(now:)``).
         guard !askedForBatches, !lostConnection else { return [] }
         askedForBatches = true
-        return [.send(request: nil, frames: ClientFrames.batchHello)]
+        return [.send(request: nil, frames: ordered ? ClientFrames.orderedBatchHello : ClientFrames.batchHello)]
     }
 
     /// The application is done with every event of consumer `name` up to `seq`.
