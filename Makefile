@@ -132,6 +132,7 @@ bench:
 	$(SWIFT) build -c release $(SWIFTFLAGS)
 	$(SWIFT) build -c release --package-path examples/plugins $(SWIFTFLAGS)
 	$(SWIFT) build -c release --package-path examples/gateway $(SWIFTFLAGS)
+	$(SWIFT) build -c release --package-path edge/http $(SWIFTFLAGS)
 	@Benchmarks/run.sh
 
 clean:

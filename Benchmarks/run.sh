@@ -259,6 +259,29 @@ if [ "${JETSTREAM:-1}" = 1 ] && [ "${ONLY:-}" != real ]; then
   rm -rf $WORK/nats
 fi
 
+# The HTTP edge (issue 21, docs/http.md), once: `eventbus-http` against a broker alone,
+# POST /v1/events with batches of 100 beside PUBS of 100 from BusClient (8 in flight each),
+# and one channel's events through GET /v1/stream to HTTP_CLIENTS clients beside one durable
+# consumer of `out`. HTTP=0 skips it.
+HTTP_BIN=edge/http/.build/release
+if [ "${HTTP:-1}" = 1 ] && [ "${ONLY:-}" != real ]; then
+  echo "http edge: POST beside PUBS, then stream fan-out" >&2
+  HTTP_EP=$(ep)
+  "${SLOW[@]}" $BIN/eventbus broker --data-dir $WORK/http --command "$HTTP_EP" --stream "$(ep)" 2>$WORK/http-broker.log &
+  pids+=($!)
+  $HTTP_BIN/eventbus-http --listen 127.0.0.1:0 --command "$HTTP_EP" >$WORK/http.log 2>&1 &
+  pids+=($!)
+  for _ in $(seq 600); do grep -q "listening on" $WORK/http.log 2>/dev/null && break; sleep 0.05; done
+  HTTP_PORT=$(grep -o "http://127.0.0.1:[0-9]*" $WORK/http.log | head -1 | cut -d: -f3)
+  for kv in $($HTTP_BIN/eventbus-http-bench ingress --port "$HTTP_PORT" --command "$HTTP_EP" --events "${HTTP_EVENTS:-200000}" | grep RESULT | cut -d' ' -f3-); do
+    echo "${kv%%=*} ${kv#*=}" >> $RESULTS
+  done
+  for kv in $($HTTP_BIN/eventbus-http-bench fanout --port "$HTTP_PORT" --command "$HTTP_EP" --clients "${HTTP_CLIENTS:-1000}" \
+      --events "${HTTP_FANOUT_EVENTS:-1000}" | grep RESULT | cut -d' ' -f3-); do
+    echo "${kv%%=*} ${kv#*=}" >> $RESULTS
+  done
+fi
+
 if [ "$FSYNC_DELAY_US" -gt 0 ]; then
   echo "SLOW FSYNC: every fdatasync/fsync of the broker, eventbus up's plugins and redis-server sleeps" \
     "$FSYNC_DELAY_US us first (Benchmarks/slow_fsync.c); one fdatasync here: $FSYNC_PROBE; load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -315,6 +338,13 @@ print(f"{'gateway fan-out (default pipeline, message.new to one channel)':52} {'
 print(f"{'  bus out rate (durable consumer of out), same run':52} {m['gw_out_events_per_s']:12,.0f}")
 print(f"{'  pushed to every one of the websocket clients':52} {m['gw_gateway_events_per_s']:12,.0f}   ({m['gw_frames_per_s']:,.0f} frames/s)")
 print(f"{'restart to live (s) with this many events in the log':52} {m['restart_to_live_s']:12,.2f} {'<= 3':>12}   ({m['restart_events']:,.0f} events)")
+if "http_ratio" in m:
+    print()
+    print(f"{'HTTP edge, eventbus-http against a broker alone (once)':52} {'events/s':>12} {'x PUBS':>8} {'goal':>8}")
+    print(f"{'  PUBS of 100 from BusClient, 8 in flight':52} {m['zmq_pubs_events_per_s']:12,.0f}")
+    print(f"{'  POST /v1/events, batches of 100, 8 connections':52} {m['http_post_events_per_s']:12,.0f} {m['http_ratio']:8.3f} {'>= 0.5':>8}")
+    print(f"{'  GET /v1/stream: deliveries/s over all clients':52} {m['sse_deliveries_per_s']:12,.0f}   ({m['clients']:,.0f} clients, {m['events']:,.0f} events of one channel)")
+    print(f"{'    each client':52} {m['sse_per_client_events_per_s']:12,.0f}   (one durable consumer of out: {m['out_consumer_events_per_s']:,.0f})")
 if "js_raw" in m:
     print()
     print(f"{'JetStream, three nodes, R3 streams (once)':52} {'events/s':>12} {'x raw JS':>8} {'goal':>8}")

@@ -13,6 +13,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "eventbus-http", targets: ["eventbus-http"]),
+        .executable(name: "eventbus-http-bench", targets: ["eventbus-http-bench"]),
     ],
     dependencies: [
         // Named: a path dependency's identity would be the checkout's folder name.
@@ -50,6 +51,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
+        // The edge's figures for `make bench` (docs/performance.md, "HTTP edge").
+        .executableTarget(
+            name: "eventbus-http-bench",
+            dependencies: [
+                .product(name: "EventBus", package: "eventbus"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
