@@ -57,7 +57,7 @@ extension ChaosRound {
     /// `milliseconds`, deletes the file, and waits for the pipeline to move again. The broker
     /// answers `busy` meanwhile (docs/protocol.md): the publishers retry the same events.
     private func fillDisk(for milliseconds: Int) async throws -> Double? {
-        let path = directory.appendingPathComponent("filler").path
+        let path = Self.disk(in: directory).appendingPathComponent(".chaos-filler").path
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw ChaosRunError("disk full: cannot create \(path), errno \(errno)") }
         let chunk = [UInt8](repeating: 0, count: 1 << 20)

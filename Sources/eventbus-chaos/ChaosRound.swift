@@ -37,9 +37,11 @@ final class ChaosRound {
         Self.unmount(directory)
         try? FileManager.default.removeItem(at: directory)
         if case .diskFull = plan.fault {
-            // A disk of the round's own, to fill: a tmpfs (the campaign runs as root, as `make test` does).
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(Self.diskBytes / 1_048_576)m", "tmpfs", directory.path])
+            // A disk of the bus's own, to fill: a tmpfs on its data directory (the campaign runs as
+            // root, as `make test` does). The publishers' confirm files and the logs stay off it.
+            let disk = Self.disk(in: directory)
+            try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
+            try Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(Self.diskBytes / 1_048_576)m,mode=0700", "tmpfs", disk.path])
         }
         var environment: [String: String] = [:]
         if case .failingFsync = plan.fault {
@@ -76,10 +78,14 @@ final class ChaosRound {
         }
     }
 
-    /// Unmounts a disk-full round's filesystem, if `directory` is one (lazily: a process may still hold a file).
+    /// A disk-full round's filesystem: the bus's data directory (``UpProcess/dataDirectory``).
+    static func disk(in directory: URL) -> URL { directory.appendingPathComponent("data") }
+
+    /// Unmounts a disk-full round's filesystem, if the round has one (lazily: a process may still hold a file).
     static func unmount(_ directory: URL) {
-        guard (try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8))?.contains(" \(directory.path) tmpfs ") == true else { return }
-        try? run("/bin/umount", ["-l", directory.path])
+        let disk = Self.disk(in: directory).path
+        guard (try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8))?.contains(" \(disk) tmpfs ") == true else { return }
+        try? run("/bin/umount", ["-l", disk])
     }
 
     /// The file whose existence makes every fsync of `eventbus up` and its plugins fail.
