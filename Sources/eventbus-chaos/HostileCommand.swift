@@ -27,16 +27,12 @@ struct HostileCommand: ParsableCommand {
         let started = ContinuousClock.now
         var n = 0
         while true {
-            let kind = Int(random.next() % UInt64(HostileMessages.kinds.count))
+            let kind = HostileMessages.Kind.allCases[Int(random.next() % UInt64(HostileMessages.Kind.allCases.count))]
             // A message the broker's queue has no room for is dropped, as an attacker's would be.
-            _ = try? socket.send(HostileMessages.message(kind: kind, n: n), dontWait: true)
+            _ = try? socket.send(HostileMessages.message(kind, n: n), dontWait: true)
             n += 1
-            let wait = Self.seconds(started + .milliseconds(n * 1_000 / max(1, rate)) - .now)
+            let wait = (started + .milliseconds(n * 1_000 / max(1, rate)) - .now) / .seconds(1)
             if wait > 0 { Thread.sleep(forTimeInterval: wait) }  // the peer's pace
         }
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

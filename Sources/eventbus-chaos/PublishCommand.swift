@@ -55,8 +55,7 @@ struct PublishCommand: AsyncParsableCommand {
                     try await Task.sleep(until: due)  // the publisher's pace
                     let sent = ContinuousClock.now
                     let confirmed = try await Self.publishUntilConfirmed(lines, share.lines, client, logger)
-                    let elapsed = (ContinuousClock.now - sent).components
-                    return (confirmed, Int(elapsed.seconds) * 1_000_000 + Int(elapsed.attoseconds / 1_000_000_000_000))
+                    return (confirmed, Int((ContinuousClock.now - sent) / .microseconds(1)))
                 }
             }
             for _ in 0..<window { startNext() }

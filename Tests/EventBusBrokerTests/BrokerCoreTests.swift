@@ -210,6 +210,18 @@ import ZeroMQ
         #expect(bus.replies().map(\.arguments) == [["2", "3"], ["4"]])
     }
 
+    /// docs/protocol.md, HELLO check order 5–7: an option that is not `true` or `false` is
+    /// `bad_args` naming it.
+    @Test(arguments: ["batch", "compact_ok", "ordered"])
+    func aHelloOptionThatIsNotABooleanIsBadArgs(option: String) throws {
+        let bus = try CoreHarness()
+        defer { bus.close() }
+        bus.send("HELLO", [Array(#"{"name":"p","\#(option)":"yes"}"#.utf8)], peer: "p")
+        let reply = try #require(bus.reply())
+        #expect(reply.verb == "ERR")
+        #expect(reply.arguments == ["bad_args", "frame 3: \(option) must be true or false"])
+    }
+
     @Test func aPeerThatDidNotAskForOrderIsNotHeldUp() throws {
         let bus = try CoreHarness()
         defer { bus.close() }

@@ -59,7 +59,7 @@ struct ChaosCheckerTests {
     @Test func anEventOfTheHostilePeerInTheLogIsReported() throws {
         var history = try HistoryFixture.make()
         let head = history.records.map(\.seq).max() ?? 0
-        let frame = HostileMessages.message(kind: HostileMessages.kinds.firstIndex(of: "unknown type")!, n: 7).last!
+        let frame = HostileMessages.message(.unknownType, n: 7).last!
         history.records.append(LoggedRecord(seq: head + 1, topic: "in/messaging:hostile/message.liked", source: HostileMessages.source,
                                             id: "h7", event: frame))
         let violations = ChaosChecker.check(history)

@@ -99,6 +99,21 @@ import Testing
         #expect(s.send(.channelTruncated(cid: cid, messageID: "m14")).first?.json["reason"] == .string("unknown_message"))
     }
 
+    /// Rule 25's choices: a forgotten id is a new message again, and a hard `user.deleted`
+    /// deletes the messages the channel keeps while the forgotten ones still count.
+    @Test func aForgottenIdIsNewAgainAndAHardDeleteTakesOnlyWhatIsKept() {
+        var s = channel(messages: 20)  // m1–m12 forgotten, m13–m20 kept
+        #expect(s.reducer.channels[0].forgotten == 12)
+        s.message(cid, "m3", from: "ann")  // a forgotten id: a new message, and m13 goes
+        #expect(s.reducer.channels[0].forgotten == 13)
+        #expect(s.unread(cid, "bob") == 19)  // he read m2
+        #expect(s.unread(cid, "cat") == 21)
+        s.send(.userDeleted(userID: "ann", hard: true))
+        // The eight kept are deleted; the forgotten m1–m13 still count.
+        #expect(s.unread(cid, "bob") == 11)
+        #expect(s.unread(cid, "cat") == 13)
+    }
+
     @Test func aThreadGoesWithItsForgottenParentAndItsChannelRepliesStay() {
         var s = Script()
         s.reducer.retainMessages = 4

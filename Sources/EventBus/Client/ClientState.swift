@@ -95,9 +95,10 @@ package struct ClientState<Waiter, Sink> {
             let batch = [arguments[0], PublishBatch.encode(arguments.dropFirst())]
             return register(.pubs, batch, waiter: waiter, consumer: nil, idempotent: true, now: now)
         }
+        let hello = askForBatches()
+        let pub = register(verb, arguments, waiter: waiter, consumer: nil, idempotent: true, now: now)
         // Ordered publishing must be asked for before the first PUB it is to cover.
-        if ordered { return askForBatches() + register(verb, arguments, waiter: waiter, consumer: nil, idempotent: true, now: now) }
-        return register(verb, arguments, waiter: waiter, consumer: nil, idempotent: true, now: now) + askForBatches()
+        return ordered ? hello + pub : pub + hello
     }
 
     /// A caller's `CONSUME`: registers the consumer (so that deliveries arriving right

@@ -416,8 +416,11 @@ struct ChannelState: Sendable {
     /// Keeps `watermarks` as the own watermarks of `slot`, or no entry if they
     /// are the public ones.
     mutating func setOwn(_ watermarks: OwnWatermarks, slot: Int32) {
-        let before = ownWatermarks(slot)
-        if before.readPosition != watermarks.readPosition || before.readTime != watermarks.readTime { clearOwnFloor(slot) }
+        // Most channels forgot nothing: no lookups on their acks.
+        if !floors.isEmpty {
+            let before = ownWatermarks(slot)
+            if before.readPosition != watermarks.readPosition || before.readTime != watermarks.readTime { clearOwnFloor(slot) }
+        }
         if watermarks.agree(with: members[Int(slot)]) {
             if !own.isEmpty { own[slot] = nil }
         } else {

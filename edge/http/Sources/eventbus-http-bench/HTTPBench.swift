@@ -39,10 +39,7 @@ struct HTTPBench: AsyncParsableCommand {
         }
     }
 
-    static func seconds(since start: ContinuousClock.Instant) -> Double {
-        let elapsed = (ContinuousClock.now - start).components
-        return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-    }
+    static func seconds(since start: ContinuousClock.Instant) -> Double { (ContinuousClock.now - start) / .seconds(1) }
 }
 
 /// POST /v1/events with batches of `--batch`, `--connections` at once, beside the same number
@@ -62,8 +59,9 @@ struct Ingress: AsyncParsableCommand {
         _ = try await client.publishAll(direct, batchSize: batch, window: connections)
         let zmqRate = Double(events) / HTTPBench.seconds(since: start)
 
+        let posted = HTTPBench.events(events, prefix: "http-\(getpid())")
         let bodies = stride(from: 0, to: events, by: batch).map { first -> [UInt8] in
-            let slice = HTTPBench.events(events, prefix: "http-\(getpid())")[first..<min(events, first + batch)]
+            let slice = posted[first..<min(events, first + batch)]
             return Array("[".utf8) + Array(slice.joined(separator: Array(",".utf8))) + Array("]".utf8)
         }
         let next = Counter()
