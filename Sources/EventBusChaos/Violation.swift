@@ -33,6 +33,8 @@ public enum Violation: Sendable, Equatable, CustomStringConvertible {
     case observerMissed(count: Int, first: UInt64)
     /// Something a hostile peer sent is in the log (``HostileMessages``).
     case hostileEventLogged(seq: UInt64, topic: String, id: String)
+    /// `eventbus up` held more than docs/operations.md's bound at its peak.
+    case memoryOverBound(peakBytes: Int, bound: BrokerMemoryBound)
 
     public var description: String {
         switch self {
@@ -68,6 +70,9 @@ public enum Violation: Sendable, Equatable, CustomStringConvertible {
             "the observer never received \(count) events of out, the first at SEQ \(first)"
         case .hostileEventLogged(let seq, let topic, let id):
             "SEQ \(seq) (\(topic), id \(id)) is an event a hostile peer sent: the broker should have refused it"
+        case .memoryOverBound(let peak, let bound):
+            "memory: eventbus up peaked at \(peak / 1_048_576) MiB, over its bound of \(bound.bytes / 1_048_576) MiB "
+                + "(\(bound.readyBytes / 1_048_576) MiB when ready, \(bound.records) records of \(bound.loggedBytes / 1_048_576) MiB logged)"
         }
     }
 }

@@ -78,7 +78,8 @@ struct CampaignCommand: AsyncParsableCommand {
             + ": \(report.confirmed) confirmed, in \(report.inEvents), out \(report.outEvents), "
             + "observer attached \(report.attachments)× (\(report.redelivered) sent again), recovery \(recovery), "
             + "confirm p99 \(report.confirmP99.map { String(format: "%.1f ms", $0) } ?? "-"), "
-            + "up peak \(report.peakResident.map { String(format: "%.0f MiB", $0) } ?? "-"), "
+            + "up peak \(report.peakResident.map { String(format: "%.0f MiB", $0) } ?? "-")"
+            + " (bound \(report.memoryBound.map { String(format: "%.0f MiB", $0) } ?? "-")), "
             + "\(String(format: "%.1f", report.seconds)) s, \(report.violations.isEmpty ? "ok" : "FAILED")"
     }
 }

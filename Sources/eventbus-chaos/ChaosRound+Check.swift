@@ -20,7 +20,16 @@ extension ChaosRound {
         }
         let history = ChaosHistory(pipeline: plan.pipeline, records: records, confirmed: confirmed, published: identities.compactMap { $0 },
                                    observer: observer.log, queries: queries)
-        let violations = ChaosChecker.check(history)
+        var violations = ChaosChecker.check(history)
+        var bound: BrokerMemoryBound?
+        if let ready = readyResident {
+            // The records in the cache are (at most) those logged: topic, identity and event bytes.
+            let loggedBytes = records.reduce(0) { $0 + $1.event.count + $1.topic.utf8.count + $1.source.utf8.count + $1.id.utf8.count }
+            bound = BrokerMemoryBound(readyBytes: ready, loggedBytes: loggedBytes, records: records.count)
+        }
+        if let bound, let peak = peakResident, let violation = bound.check(peakBytes: Int(peak * 1_048_576)) {
+            violations.append(violation)
+        }
         if !violations.isEmpty {
             // The observer's history beside the kept data, for whoever replays the round.
             let steps = history.observer.steps.map { step -> String in
@@ -37,6 +46,6 @@ extension ChaosRound {
             recovery: recovery, note: note, tornRecords: tornRecords,
             attachments: history.observer.attachments, redelivered: history.observer.redelivered,
             violations: violations, directory: directory.path, seconds: clock.seconds,
-            confirmP99: confirmP99(), peakResident: peakResident)
+            confirmP99: confirmP99(), peakResident: peakResident, memoryBound: bound.map { Double($0.bytes) / 1_048_576 })
     }
 }

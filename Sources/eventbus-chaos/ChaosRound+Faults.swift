@@ -15,7 +15,7 @@ extension ChaosRound {
             let at = clock.seconds
             try await up.kill()
             observer.note(.brokerCrashed(from: at, to: at))
-            try await up.start(within: .seconds(60))
+            try await startUp()
             return try await awaitRecovery(since: at)
         case .kill(.plugin(let name)):
             let at = clock.seconds
@@ -118,7 +118,7 @@ extension ChaosRound {
         }
         try await awaitPluginsGone()
         note = String(format: "fsync failed, up exited in %.1f s; ", stopSeconds ?? 0) + (try cut(after: durable, fraction: fraction))
-        try await up.start(within: .seconds(60))
+        try await startUp()
         return try await awaitRecovery(since: at)
     }
 
@@ -150,7 +150,7 @@ extension ChaosRound {
         for index in publishers.indices { _ = try await publishers[index]?.exitStatus(within: .seconds(10)) }
         try await awaitPluginsGone()
         note = try cut(after: UInt64(stats.durableSeq), fraction: fraction)
-        try await up.start(within: .seconds(60))
+        try await startUp()
         for index in publishers.indices { try startPublisher(index) }
         observer.resume()
         return try await awaitRecovery(since: at)

@@ -29,6 +29,8 @@ final class ChaosRound {
     var stopSeconds: Double?
     /// ``peakResidentMegabytes()`` just before the round's end.
     var peakResident: Double?
+    /// `eventbus up`'s resident bytes when its last run became ready.
+    var readyResident: Int?
 
     init(plan: FaultPlan, settings: RoundSettings) throws {
         self.plan = plan
@@ -44,12 +46,16 @@ final class ChaosRound {
             try Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(Self.diskBytes / 1_048_576)m,mode=0700", "tmpfs", disk.path])
         }
         var environment: [String: String] = [:]
-        if case .failingFsync = plan.fault {
+        let failing: Bool
+        if case .failingFsync = plan.fault { failing = true } else { failing = false }
+        if failing || settings.fsyncDelayMicroseconds != nil {
             guard FileManager.default.fileExists(atPath: settings.fsyncShim) else {
                 throw ChaosRunError("no \(settings.fsyncShim): build the product eventbus-chaos-fsync (make chaos does)")
             }
-            environment = ["LD_PRELOAD": settings.fsyncShim, "EVENTBUS_CHAOS_FSYNC_FAIL": Self.fsyncTrigger(in: directory)]
+            environment["LD_PRELOAD"] = settings.fsyncShim
         }
+        if failing { environment["EVENTBUS_CHAOS_FSYNC_FAIL"] = Self.fsyncTrigger(in: directory) }
+        if let delay = settings.fsyncDelayMicroseconds { environment["EVENTBUS_FSYNC_DELAY_US"] = "\(delay)" }
         if case .clockJump = plan.fault { environment["EVENTBUS_CLOCK_SKEW_FILE"] = Self.clockSkewFile(in: directory) }
         up = try UpProcess(directory: directory, arguments: ["--pipeline", plan.pipeline.joined(separator: ",")], environment: environment)
         share = try PublisherShare(count: settings.events, seed: plan.workloadSeed)
@@ -113,19 +119,30 @@ final class ChaosRound {
         return Double(micros[min(micros.count - 1, micros.count * 99 / 100)]) / 1_000
     }
 
+    /// Starts `eventbus up` and notes what it holds once ready (``readyResident``).
+    func startUp() async throws {
+        try await up.start(within: .seconds(60))
+        readyResident = upStatus("VmRSS")
+    }
+
     /// The peak resident memory of `eventbus up` (its last run), in MiB: `VmHWM`.
     func peakResidentMegabytes() -> Double? {
+        upStatus("VmHWM").map { Double($0) / 1_048_576 }
+    }
+
+    /// A figure of `eventbus up`'s (last run's) /proc status, in bytes (`VmRSS`, `VmHWM`).
+    func upStatus(_ field: String) -> Int? {
         guard let pid = up.process?.processIdentifier,
               let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-              let kilobytes = Double(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
+              let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
         else { return nil }
-        return kilobytes / 1_024
+        return kilobytes * 1_024
     }
 
     /// Runs the round and checks it; the directory stays unless the round passed.
     func run() async throws -> RoundReport {
-        try await up.start(within: .seconds(60))
+        try await startUp()
         observer.start()
         var setupConfirms: [(line: Int, seq: UInt64)] = []
         for start in stride(from: 0, to: share.setupCount, by: 100) {

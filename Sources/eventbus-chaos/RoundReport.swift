@@ -28,4 +28,6 @@ struct RoundReport {
     let confirmP99: Double?
     /// `eventbus up`'s peak resident memory (MiB), its last run.
     let peakResident: Double?
+    /// Its bound by docs/operations.md (MiB, ``BrokerMemoryBound``).
+    let memoryBound: Double?
 }

@@ -9,6 +9,8 @@ struct RoundSettings {
     let root: URL
     /// This executable, started again as `publish` for each publisher.
     let executable: String
+    /// How long each fsync of the bus takes longer (a slow disk, through the shim below), if at all.
+    var fsyncDelayMicroseconds: Int?
 
     /// The LD_PRELOAD shim of the failing-fsync fault, built beside this executable (the
     /// product `eventbus-chaos-fsync`).
