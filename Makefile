@@ -19,7 +19,7 @@ TEST_ENV = EVENTBUS_BIN=$(CURDIR)/.build/debug/eventbus \
 	EVENTBUS_EXAMPLE_GATEWAY_BIN=$(CURDIR)/examples/gateway/.build/debug \
 	EVENTBUS_HTTP=$(CURDIR)/edge/http/.build/debug/eventbus-http
 
-.PHONY: run test test-swift test-examples test-edges test-python test-formal test-chaos chaos build examples edges release bench clean fuzz fuzz-build
+.PHONY: run test test-swift test-examples test-edges test-python test-formal test-chaos test-mutants chaos build examples edges release bench clean fuzz fuzz-build
 
 run: release
 	.build/release/eventbus up --data-dir $(DATA_DIR)
@@ -59,7 +59,7 @@ test:
 		echo "$(SWIFT) build --build-tests --package-path $$package $(SWIFTFLAGS)"; \
 		$(SWIFT) build --build-tests --package-path $$package $(SWIFTFLAGS) || exit 1; \
 	done
-	$(MAKE) test-formal test-swift test-examples test-edges test-python test-chaos
+	$(MAKE) test-formal test-swift test-examples test-edges test-python test-chaos test-mutants
 
 # The whole output goes to .build/test-swift.log too; on a failure scripts/test-report.sh
 # prints the failed tests, those still running and any crash's backtrace last.
@@ -108,6 +108,21 @@ chaos:
 # The short campaign of `make test`: rounds for 90 s (the last one finishes), 6,000 events each.
 test-chaos:
 	$(TEST_ENV) .build/debug/eventbus-chaos --minutes 1.5 --events 6000 $(CHAOS_ARGS)
+
+# The checker, checked (docs/reliability.md): the bus built again with its deliberate bugs compiled
+# in (Sources/EventBusCore/Support/Mutant.swift), in a scratch path of its own so that .build/debug
+# stays whole, then rounds against each until the checker reports the rule it breaks.
+MUTANT_SCRATCH ?= .build-mutants
+MUTANTS = confirm-before-fsync dedup-window-0 reducer-skips-watermark
+
+test-mutants:
+	@for product in $(BUS_PRODUCTS); do \
+		echo "$(SWIFT) build --scratch-path $(MUTANT_SCRATCH) -Xswiftc -DEVENTBUS_MUTANTS --product $$product"; \
+		$(SWIFT) build --scratch-path $(MUTANT_SCRATCH) -Xswiftc -DEVENTBUS_MUTANTS --product $$product $(SWIFTFLAGS) || exit 1; \
+	done
+	@for mutant in $(MUTANTS); do \
+		EVENTBUS_BIN=$(CURDIR)/$(MUTANT_SCRATCH)/debug/eventbus .build/debug/eventbus-chaos mutant $$mutant || exit 1; \
+	done
 
 # libFuzzer over the parser, the JSON scanner and the event validator (docs/fuzzing.md).
 # Its own scratch path: the sanitizer build does not disturb .build/debug.

@@ -6,7 +6,7 @@ struct EventBusChaosCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "eventbus-chaos",
         abstract: "Rounds of eventbus up under one injected fault each, checked against an in-process model.",
-        subcommands: [CampaignCommand.self, PublishCommand.self, HostileCommand.self],
+        subcommands: [CampaignCommand.self, PublishCommand.self, HostileCommand.self, MutantCommand.self],
         defaultSubcommand: CampaignCommand.self
     )
 }

@@ -1,4 +1,5 @@
 import EventBusChaos
+import EventBusCore
 import Testing
 
 struct FaultPlanTests {
@@ -26,5 +27,19 @@ struct FaultPlanTests {
                           "kill -9 publisher", "SIGSTOP eventbus up", "SIGSTOP receipt-reducer", "SIGSTOP read-privacy",
                           "SIGSTOP delivery-privacy", "SIGSTOP publisher", "torn tail", "failing fsync", "disk full", "clock jump"])
         #expect(pipelines == [FaultPlan.defaultPipeline, ["receipt-reducer"]])
+    }
+
+    /// `eventbus-chaos mutant` skips the seeds of other faults: each mutant's fault must be drawn.
+    @Test func everyMutantsFaultIsDrawnByTheCampaignsSeeds() {
+        var seed: UInt64 = 20_261_126
+        var kinds: [String] = []
+        for _ in 0..<200 {
+            let plan = FaultPlan(seed: seed, publishers: 3)
+            if plan.atMilliseconds <= 1_000 { kinds.append(plan.fault.kind) }
+            seed = FaultPlan.nextSeed(after: seed)
+        }
+        for mutant in Mutant.allCases {
+            #expect(kinds.filter { $0.hasPrefix(mutant.fault) }.count >= 4, "\(mutant)")
+        }
     }
 }

@@ -70,6 +70,9 @@ struct ReceiptReducerPlugin: Plugin {
             // Membership and settings go on, in log order, for the stages after this one.
             output.pass(event)
         }
+        #if EVENTBUS_MUTANTS
+        if Mutant.active == .reducerSkipsWatermark, input.type == .messageRead, event.seq % 16 == 0 { return }
+        #endif
         let outputs = state.reducer.apply(ReducerInput(seq: event.seq, time: input.time, payload: input.payload, data: input.data))
         for produced in outputs {
             output.emit(type: produced.type, subject: produced.subject, data: produced.data, time: input.time,

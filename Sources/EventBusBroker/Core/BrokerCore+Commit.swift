@@ -64,6 +64,13 @@ extension BrokerCore {
             let serial = syncWorker.submit(try log.prepareSync())
             inFlight.append(InFlightCommit(serial: serial, group: group))
             syncPacer.started(now: now)
+            #if EVENTBUS_MUTANTS
+            if Mutant.active == .confirmBeforeFsync {
+                // The waiting group's confirms are those after the groups in flight before it.
+                for confirm in unconfirmed[confirmedEarly...] { sendConfirm(confirm) }
+                confirmedEarly = unconfirmed.count
+            }
+            #endif
         } catch {
             stop(afterFailedSync: error)
         }
@@ -122,7 +129,13 @@ extension BrokerCore {
     /// Answers a committed group's PUBs and routes its events; consumers may then have them.
     private func release(_ group: CommitGroup) {
         let confirms = unconfirmed[..<group.confirms]
+        #if EVENTBUS_MUTANTS
+        let early = min(confirmedEarly, group.confirms)
+        confirmedEarly -= early
+        for confirm in confirms.dropFirst(early) { sendConfirm(confirm) }
+        #else
         for confirm in confirms { sendConfirm(confirm) }
+        #endif
         unconfirmed.removeFirst(group.confirms)
         for (stage, count) in stagedRuns[..<group.runs] {
             metrics.appended(count, stage: stage)

@@ -63,6 +63,11 @@ final class BrokerCore {
     let syncWorker: SyncWorker?
     /// The commits whose fsyncs are in flight on ``syncWorker``, in the order taken.
     var inFlight: [InFlightCommit] = []
+    #if EVENTBUS_MUTANTS
+    /// Leading entries of ``unconfirmed`` whose confirms went out before their fsync
+    /// (``Mutant/confirmBeforeFsync``).
+    var confirmedEarly = 0
+    #endif
     /// When the next fsync may start while others run.
     var syncPacer = SyncPacer(depth: 1)
     var requestCounter: UInt64 = 0

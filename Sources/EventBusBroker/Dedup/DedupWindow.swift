@@ -1,4 +1,7 @@
 import DequeModule
+#if EVENTBUS_MUTANTS
+import EventBusCore
+#endif
 
 /// Remembers recently logged event identities and the SEQ each got.
 ///
@@ -42,7 +45,12 @@ struct DedupWindow {
     func prefetch(_ key: DedupKey) { seqs.prefetch(key) }
 
     /// The SEQ logged for `key`, if it is still in the window.
-    func seq(for key: DedupKey) -> UInt64? { seqs.seq(for: key) }
+    func seq(for key: DedupKey) -> UInt64? {
+        #if EVENTBUS_MUTANTS
+        if Mutant.active == .dedupWindowZero { return nil }
+        #endif
+        return seqs.seq(for: key)
+    }
 
     /// Records that `key` was logged as `seq` at `timestamp` (ms).
     mutating func insert(_ key: DedupKey, seq: UInt64, timestamp: UInt64) {
