@@ -43,7 +43,7 @@ final class ChaosRound {
             // root, as `make test` does). The publishers' confirm files and the logs stay off it.
             let disk = Self.disk(in: directory)
             try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
-            try Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(Self.diskBytes / 1_048_576)m,mode=0700", "tmpfs", disk.path])
+            try Tmpfs.mount(at: disk.path, size: "\(Self.diskBytes / 1_048_576)m", mode: "0700")
         }
         var environment: [String: String] = [:]
         let failing: Bool
@@ -72,26 +72,12 @@ final class ChaosRound {
     /// The size of a disk-full round's filesystem: room for the round several times over.
     static let diskBytes = 512 * 1_048_576
 
-    /// Runs a command to its end; throws unless it exits 0.
-    static func run(_ path: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ChaosRunError("\(path) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
-        }
-    }
-
     /// A disk-full round's filesystem: the bus's data directory (``UpProcess/dataDirectory``).
     static func disk(in directory: URL) -> URL { directory.appendingPathComponent("data") }
 
     /// Unmounts a disk-full round's filesystem, if the round has one (lazily: a process may still hold a file).
     static func unmount(_ directory: URL) {
-        let disk = Self.disk(in: directory).path
-        guard (try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8))?.contains(" \(disk) tmpfs ") == true else { return }
-        try? run("/bin/umount", ["-l", disk])
+        Tmpfs.unmount(Self.disk(in: directory).path)
     }
 
     /// The file whose existence makes every fsync of `eventbus up` and its plugins fail.
@@ -132,12 +118,7 @@ final class ChaosRound {
 
     /// A figure of `eventbus up`'s (last run's) /proc status, in bytes (`VmRSS`, `VmHWM`).
     func upStatus(_ field: String) -> Int? {
-        guard let pid = up.process?.processIdentifier,
-              let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
-              let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-        else { return nil }
-        return kilobytes * 1_024
+        up.process.flatMap { try? ProcessStatus.bytes(field, of: $0.processIdentifier) }
     }
 
     /// Runs the round and checks it; the directory stays unless the round passed.

@@ -35,15 +35,9 @@ import ZeroMQ
         var all: [PeerResult] { lock.withLock { results } }
     }
 
-    /// A `/proc/PID/status` field in bytes. Required: an unreadable /proc must fail the test,
-    /// not read as 0 bytes (under which every memory bound would pass).
+    /// A `/proc/PID/status` field in bytes (``ProcessStatus``: an unreadable one fails the test).
     static func status(of pid: Int32, _ field: String) throws -> Int {
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix(field + ":") }, "no \(field) in /proc/\(pid)/status")
-        let kilobytes = try #require(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Int($0) },
-                                     "\(field) is not a number: \(line)")
-        try #require(kilobytes > 0, "\(field) of \(pid) is 0")
-        return kilobytes * 1024
+        try ProcessStatus.bytes(field, of: pid)
     }
 
     static func validEvent(peer: Int, n: Int) -> [UInt8] {

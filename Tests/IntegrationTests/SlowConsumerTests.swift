@@ -6,11 +6,7 @@ import ZeroMQ
 /// A slow plugin holds its stage back, not the broker's memory: credit bounds
 /// what is sent, the cache bounds what is kept, and nothing is missed.
 @Suite(.serialized) struct SlowConsumerTests {
-    static func residentBytes(of pid: Int32) -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
-        return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
-    }
+    static func residentBytes(of pid: Int32) throws -> Int { try ProcessStatus.bytes("VmRSS", of: pid) }
 
     static func event(_ n: Int, padding: String) -> [UInt8] {
         Array(#"{"specversion":"1.0","id":"s\#(n)","source":"/slow-test","type":"message.read","subject":"messaging:general","time":"2026-11-22T03:10:00.123Z","data":{"cid":"messaging:general","user_id":"bob","message_id":"m\#(n)","pad":"\#(padding)"}}"#.utf8)
@@ -47,9 +43,9 @@ import ZeroMQ
                 }
             }
             try publish(0..<10_000)
-            let baseline = Self.residentBytes(of: pid)
+            let baseline = try Self.residentBytes(of: pid)
             try publish(10_000..<60_000)  // 50,000 more events: about 100 MB
-            let after = Self.residentBytes(of: pid)
+            let after = try Self.residentBytes(of: pid)
             #expect(after - baseline < 48 * 1024 * 1024,
                     "broker memory grew \((after - baseline) / 1_048_576) MB while 100 MB waited for a slow consumer")
 
@@ -135,9 +131,9 @@ import ZeroMQ
             // window's minimum (1,000,000) at start and taken from the system page by page as
             // it is first written: by 20,000 events every page of it is (docs/operations.md).
             try publish(0..<20_000)
-            let baseline = Self.residentBytes(of: pid)
+            let baseline = try Self.residentBytes(of: pid)
             try publish(20_000..<60_000)  // 40,000 more events: about 80 MB
-            let after = Self.residentBytes(of: pid)
+            let after = try Self.residentBytes(of: pid)
             #expect(after - baseline < 32 * 1024 * 1024,
                     "broker memory grew \((after - baseline) / 1_048_576) MB while a subscriber did not read 80 MB")
 

@@ -529,8 +529,6 @@ extension ReceiptReducer {
     {
         var channel = ChannelState(cid: cid)
         let messageCount = try r.count("messages")
-        var flags: [Int32] = []
-        flags.reserveCapacity(messageCount)
         channel.messageIDs.reserveCapacity(messageCount)
         channel.messageInfo.reserveCapacity(messageCount)
         for position in 0..<Int32(messageCount) {
@@ -571,15 +569,9 @@ extension ReceiptReducer {
                 channel.threadOfReply[position] = Int32(t)
                 channel.threads[t].replies.append(position)
             }
-            let counts = ChannelState.isCountable(UInt32(info)) && shown
-            flags.append(counts ? 1 : 0)
-            if counts { channel.ownCountable[UInt32(info) & ChannelState.senderMask, default: []].append(position) }
         }
-        channel.countable = Fenwick(flags)
-        var readCounts = [Int32](repeating: 0, count: messageCount + 1)
-        var deliveredCounts = readCounts
+        channel.rebuildMessageCounts()
         var current: [Int32] = []
-        var lateJoins: [Int32] = []
         for _ in 0..<(try r.count("members")) {
             let user = try r.uint()
             let read = try r.int()
@@ -602,16 +594,11 @@ extension ReceiptReducer {
             channel.slots[record.user] = Int32(channel.members.count)
             if record.isMember {
                 channel.memberCount += 1
-                readCounts[Int(read) + 1] += 1
-                deliveredCounts[Int(delivered) + 1] += 1
-                if joinedAt >= 0 { lateJoins.append(Int32(joinedAt)) }
                 current.append(Int32(channel.members.count))
             }
             channel.members.append(record)
         }
-        channel.reads = Fenwick(readCounts)
-        channel.delivered = Fenwick(deliveredCounts)
-        channel.lateJoins = lateJoins.sorted()
+        channel.rebuildMemberCounts()
         if version < 3 { restamp(&channel.members, users) }
         // Every record's stamp, sorted: unique, and the next one is past the largest.
         let stamps = channel.members.map(\.readStamp).sorted()

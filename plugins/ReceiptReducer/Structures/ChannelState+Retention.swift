@@ -57,6 +57,36 @@ extension ChannelState {
         floors[slot] = floor.isEmpty ? nil : floor
     }
 
+    /// Rebuilds ``countable`` and ``ownCountable`` from ``messageInfo`` and what
+    /// the channel shows (``inChannel(_:)``): O(messages). For ``forget(oldest:)``
+    /// and a snapshot's load.
+    mutating func rebuildMessageCounts() {
+        var flags = [Int32](repeating: 0, count: messageInfo.count)
+        ownCountable = [:]
+        for (position, info) in messageInfo.enumerated() where Self.isCountable(info) && inChannel(Int32(position)) {
+            flags[position] = 1
+            ownCountable[info & Self.senderMask, default: []].append(Int32(position))
+        }
+        countable = Fenwick(flags)
+    }
+
+    /// Rebuilds ``reads``, ``delivered`` and ``lateJoins`` from the current
+    /// members' records: O(messages + members). For ``forget(oldest:)`` and a
+    /// snapshot's load.
+    mutating func rebuildMemberCounts() {
+        var readCounts = [Int32](repeating: 0, count: messageIDs.count + 1)
+        var deliveredCounts = readCounts
+        var joins: [Int32] = []
+        for record in members where record.isMember {
+            readCounts[Int(record.readPosition) + 1] += 1
+            deliveredCounts[Int(record.deliveredPosition) + 1] += 1
+            if record.joinedAt >= 0 { joins.append(record.joinedAt) }
+        }
+        reads = Fenwick(readCounts)
+        delivered = Fenwick(deliveredCounts)
+        lateJoins = joins.sorted()
+    }
+
     /// Forgets the oldest `k` messages (positions `0..<k`) and renumbers the
     /// rest from 0: O(messages kept + members + threads).
     mutating func forget(oldest k: Int32) {
@@ -126,13 +156,7 @@ extension ChannelState {
         messageIndex = PositionIndex(ids: messageIDs)
         threadOnly = Set(threadOnly.compactMap { $0 >= k ? $0 - k : nil })
         latest = map(latest)
-        var flags = [Int32](repeating: 0, count: messageInfo.count)
-        ownCountable = [:]
-        for (position, info) in messageInfo.enumerated() where Self.isCountable(info) && inChannel(Int32(position)) {
-            flags[position] = 1
-            ownCountable[info & Self.senderMask, default: []].append(Int32(position))
-        }
-        countable = Fenwick(flags)
+        rebuildMessageCounts()
         var mentioned: [Int32: [UInt32]] = [:]
         for (position, users) in mentionedUsers where position >= k { mentioned[position - k] = users }
         mentionedUsers = mentioned
@@ -142,22 +166,12 @@ extension ChannelState {
         }
 
         // Members.
-        var readCounts = [Int32](repeating: 0, count: messageIDs.count + 1)
-        var deliveredCounts = readCounts
-        var joins: [Int32] = []
         for slot in members.indices {
             members[slot].readPosition = map(members[slot].readPosition)
             members[slot].deliveredPosition = map(members[slot].deliveredPosition)
             members[slot].joinedAt = map(members[slot].joinedAt)
-            let record = members[slot]
-            guard record.isMember else { continue }
-            readCounts[Int(record.readPosition) + 1] += 1
-            deliveredCounts[Int(record.deliveredPosition) + 1] += 1
-            if record.joinedAt >= 0 { joins.append(record.joinedAt) }
         }
-        reads = Fenwick(readCounts)
-        delivered = Fenwick(deliveredCounts)
-        lateJoins = joins.sorted()
+        rebuildMemberCounts()
         hiddenReads = mapSorted(hiddenReads)
         hiddenDeliveries = mapSorted(hiddenDeliveries)
         hiddenReadJoins = mapSorted(hiddenReadJoins)
