@@ -36,7 +36,7 @@ import Testing
         #expect(out.count == 1)
         #expect(out[0].stage == "out")
         #expect(out[0].subject == cid)
-        #expect(out[0].keys == ["cid", "user_id", "last_delivered_message_id", "last_delivered_at"])
+        #expect(out[0].keys == ["cid", "user_id", "last_delivered_message_id", "last_delivered_at", "delivered_count"])
         #expect(out[0].json["last_delivered_message_id"] == .string("m2"))
         #expect(out[0].json["last_delivered_at"] == .string("2026-11-22T04:00:00.000Z"))
     }
@@ -52,7 +52,7 @@ import Testing
         let out = s.read(cid, "bob", "m1", at: "2026-11-22T04:00:00.000Z")
         #expect(out.map(\.type) == ["message.read", "notification.mark_read"])
         #expect(out[0].subject == cid)
-        #expect(out[0].keys == ["cid", "user_id", "last_read_message_id", "last_read"])
+        #expect(out[0].keys == ["cid", "user_id", "last_read_message_id", "last_read", "read_count", "delivered_count"])
         #expect(out[0].json["last_read"] == .string("2026-11-22T04:00:00.000Z"))
         #expect(out[1].subject == "@bob")
         #expect(

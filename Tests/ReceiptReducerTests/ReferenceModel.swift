@@ -309,12 +309,35 @@ struct ReferenceModel {
         return x != y ? x > y : a.readMove > b.readMove
     }
 
-    /// A `message.read` to the channel: the watermark at `p`, time `time`.
+    /// A `message.read` to the channel: the watermark at `p`, time `time`, and the counts of `p`.
     func readEvent(_ c: Int, _ user: String, _ p: Int, _ time: String?) -> ReducerOutput {
         let ch = channels[c]
         return Self.output(
             "out", "message.read", ch.cid,
-            [("cid", .string(ch.cid)), ("user_id", .string(user)), ("last_read_message_id", ch.id(at: p)), ("last_read", Self.time(time))])
+            [("cid", .string(ch.cid)), ("user_id", .string(user)), ("last_read_message_id", ch.id(at: p)), ("last_read", Self.time(time))]
+                + receiptCounts(c, p, read: true))
+    }
+
+    /// What a watermark event carries for the message at `p` it points at (rule 26): `read_count`
+    /// (a read's only) and `delivered_count` over those the message counts for, then `redacted`,
+    /// the counts without the members whose receipts are hidden from others now, where they differ.
+    /// Nothing for no message.
+    func receiptCounts(_ c: Int, _ p: Int, read: Bool) -> [(String, JSONValue)] {
+        let ch = channels[c]
+        guard p >= 0, ch.id(at: p) != .null else { return [] }
+        let type = String(ch.cid.prefix { $0 != ":" })
+        func n(_ v: Int) -> JSONValue { .number(String(v)) }
+        let readers = ch.others(p).filter { $0.read >= p }
+        let delivered = ch.others(p).filter { $0.delivered >= p }
+        let shownReaders = readers.count { !readOff.contains($0.user) && !typeReadOff.contains(type) }
+        let shownDelivered = delivered.count { !deliveryOff.contains($0.user) && !typeDeliveryOff.contains(type) }
+        var fields: [(String, JSONValue)] = read ? [("read_count", n(readers.count))] : []
+        fields.append(("delivered_count", n(delivered.count)))
+        var redacted: [(key: String, value: JSONValue)] = []
+        if read && shownReaders != readers.count { redacted.append((key: "read_count", value: n(shownReaders))) }
+        if shownDelivered != delivered.count { redacted.append((key: "delivered_count", value: n(shownDelivered))) }
+        if !redacted.isEmpty { fields.append(("redacted", .object(redacted))) }
+        return fields
     }
 
     /// `notification.mark_read` to the reader's devices, with their own watermark and counts.
@@ -498,7 +521,7 @@ struct ReferenceModel {
                     [
                         ("cid", .string(cid)), ("user_id", .string(user)), ("last_delivered_message_id", .string(messageID)),
                         ("last_delivered_at", .string(at ?? now)),
-                    ])
+                    ] + receiptCounts(c, p, read: false))
             ]
         case .messageRead(let cid, let user, let messageID, let at):
             guard let c = channelIndex(cid) else { return [reject(input, cid, user, messageID, "unknown_channel")] }
@@ -755,7 +778,7 @@ struct ReferenceModel {
                 ("cid", .string(ch.cid)), ("user_id", .string(user)), ("parent_id", .string(ch.messages[ch.threads[t].parent].id)),
                 (read ? "last_read_message_id" : "last_delivered_message_id", ch.threadID(t, at: p)),
                 (read ? "last_read" : "last_delivered_at", .string(time)),
-            ])
+            ] + (p == ch.threads[t].parent ? [] : receiptCounts(c, p, read: read)))
     }
 
     /// A thread read, as a channel's (rules 18, 19): own first, public if shown.

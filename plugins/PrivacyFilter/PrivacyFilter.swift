@@ -16,6 +16,8 @@ import Logging
 /// - with reciprocity (read privacy only), also suppresses a `message.read` in
 ///   a channel of exactly two members when the other member has read receipts
 ///   off: that member is its only audience (it tracks membership for this);
+/// - puts the count of its policy on `message.read` and `message.delivered` as
+///   others may see it (``CountRedaction``);
 /// - passes everything else on unchanged, self-addressed `notification.*` included.
 ///
 /// A filter that is down holds everything back (the events wait in the log):
@@ -78,7 +80,7 @@ public struct PrivacyFilter: Plugin {
                 && state.otherMember(of: cid, than: userID).map({ state.flags(ofUser: $0).contains(policy.flag) }) == true
                 ? .userSetting : nil
             guard let reason = state.suppression(policy, userID: userID, cid: cid) ?? reciprocal else {
-                output.pass(event)
+                try passRedacting(event, &output)
                 return
             }
             state.count(reason)
@@ -86,6 +88,10 @@ public struct PrivacyFilter: Plugin {
             output.emit(type: EventType.receiptSuppressed.rawValue, subject: String(event.subject),
                         data: Self.auditRecord(seq: event.seq, type: String(event.type), reason: reason, policy: policy),
                         time: try event.envelope().time, to: .diag)
+        case EventType.messageRead.rawValue where !event.subject.hasPrefix("@"),
+            EventType.messageDelivered.rawValue where !event.subject.hasPrefix("@"):
+            // The other policy's receipt event: only its count of this policy.
+            try passRedacting(event, &output)
         case EventType.reply.rawValue:
             guard let reply = QueryReply(event),
                 let data = ReplyRedaction.redact(reply.data, policy: policy, reciprocity: reciprocity)
@@ -97,6 +103,16 @@ public struct PrivacyFilter: Plugin {
         default:
             output.pass(event)
         }
+    }
+
+    /// Passes a receipt event on with this policy's count as others may see it
+    /// (``CountRedaction``), or unchanged when the reducer redacted nothing of it.
+    private func passRedacting(_ event: PluginEvent, _ output: inout PluginOutput) throws {
+        guard let data = try CountRedaction.redact(event.bytes, policy: policy) else {
+            output.pass(event)
+            return
+        }
+        try output.pass(event, data: data)
     }
 
     /// The `receipt.suppressed` data: `{seq, type, reason, policy}`.

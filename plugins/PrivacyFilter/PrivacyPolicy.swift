@@ -18,6 +18,14 @@ public enum PrivacyPolicy: String, Sendable, CaseIterable {
         }
     }
 
+    /// The count of a receipt event the policy redacts (docs/events.md rule 26).
+    public var countKey: String {
+        switch self {
+        case .read: "read_count"
+        case .delivery: "delivered_count"
+        }
+    }
+
     /// The policy's token in a reply's `applied` list and view keys.
     public var token: String {
         switch self {

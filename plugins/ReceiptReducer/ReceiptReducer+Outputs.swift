@@ -89,7 +89,8 @@ extension ReceiptReducer {
     // `let channel = channels[ci]` would copy the channel's state (a retain and
     // a release of each of its arrays and tables) for every event written.
 
-    /// A watermark event to the channel: `cid`, `user_id`, the watermark's message id and time.
+    /// A watermark event to the channel: `cid`, `user_id`, the watermark's
+    /// message id and time, and that message's counts (rule 26).
     private func watermarkEvent(
         _ ci: Int, _ user: UInt32, type: EventType, idKey: StaticString, timeKey: StaticString, position: Int32, time: Int64
     ) -> ReducerOutput {
@@ -97,8 +98,10 @@ extension ReceiptReducer {
         writer.beginObject()
         writer.key(plain: "cid"); writer.string(channels[ci].cid)
         writer.key(plain: "user_id"); writer.string(users[Int(user)])
-        writer.key(plain: idKey); writeOptional(&writer, channels[ci].messageID(at: position))
+        let messageID = channels[ci].messageID(at: position)
+        writer.key(plain: idKey); writeOptional(&writer, messageID)
         writer.key(plain: timeKey); writeOptional(&writer, times.decode(time))
+        if messageID != nil { writeReceiptCounts(&writer, ci, position: position, read: type == .messageRead) }
         writer.endObject()
         return ReducerOutput(stage: "out", type: type.wireName, subject: channels[ci].cid, data: writer.bytes)
     }

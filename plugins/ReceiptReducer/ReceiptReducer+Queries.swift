@@ -414,22 +414,9 @@ extension ReceiptReducer {
         let position = request.position
         let pageSize = request.pageSize
         let sender = channel.sender(at: position)
-        // Members who joined at or after the message count for it in nothing (rule 8): all of
-        // them are past it, so they come off the members and the counts alike.
-        let lateJoiners = channel.joined(from: position)
-        let senderRecord = channel.currentSlot(of: sender).flatMap {
-            channel.counts(slot: $0, for: position) ? channel.members[Int($0)] : nil
-        }
-        let others = channel.memberCount - lateJoiners - (senderRecord == nil ? 0 : 1)
-        var readCount = channel.memberCount - channel.reads.prefix(Int(position) + 1) - lateJoiners
-        var deliveredCount = channel.memberCount - channel.delivered.prefix(Int(position) + 1) - lateJoiners
-        if let senderRecord {
-            if senderRecord.readPosition >= position { readCount -= 1 }
-            if senderRecord.deliveredPosition >= position { deliveredCount -= 1 }
-        }
-        let hidden = hiddenMembers(channel, visibility, sender: sender, position: position)
-        let visibleReadCount = readCount - hidden.readFrom
-        let visibleDeliveredCount = deliveredCount - hidden.deliveredFrom
+        let tally = channelTally(channel, position, visibility)
+        let (others, hidden) = (tally.others, tally.hidden)
+        let (visibleReadCount, visibleDeliveredCount) = (tally.read, tally.delivered)
 
         var writer = JSONWriter(capacity: 160 + pageSize * 64)
         writer.beginObject()

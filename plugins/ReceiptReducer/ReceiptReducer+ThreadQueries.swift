@@ -14,18 +14,10 @@ extension ReceiptReducer {
     /// thread watermarks. Readers come newest first by (last read, stamp),
     /// lists by user id, with the same cursors as a channel's.
     func threadReceipts(_ request: ReceiptsRequest, _ t: Int, _ visibility: Visibility) -> (bytes: [UInt8], hidden: Int) {
-        let channel = channels[request.ci]
         let position = request.position
-        let sender = channel.sender(at: position)
-        // Those who joined the thread at or after the reply count for it in nothing (rule 8).
-        let others = channel.threads[t].participants.filter {
-            $0.user != sender && $0.joinedAt < position && channel.currentSlot(of: $0.user) != nil
-        }
-        let shownRead = others.filter { !visibility.hidesRead($0.user, userFlags) }
-        let shownDelivery = others.filter { !visibility.hidesDelivery($0.user, userFlags) }
-        let hidden = others.count { visibility.hidesRead($0.user, userFlags) || visibility.hidesDelivery($0.user, userFlags) }
-        let readers = shownRead.filter { $0.readPosition >= position }
-        let delivered = shownDelivery.filter { $0.deliveredPosition >= position }
+        let tally = threadTally(channels[request.ci], t, position, visibility)
+        let (shownRead, shownDelivery, hidden) = (tally.shownRead, tally.shownDelivery, tally.hidden)
+        let (readers, delivered) = (tally.readers, tally.delivered)
 
         var writer = JSONWriter(capacity: 160 + request.pageSize * 64)
         writer.beginObject()

@@ -93,7 +93,8 @@ extension ReceiptReducer {
     }
 
     /// `message.read` or `message.delivered` of a thread to the channel:
-    /// `cid`, `user_id`, `parent_id`, the watermark's message id and time.
+    /// `cid`, `user_id`, `parent_id`, the watermark's message id and time, and
+    /// that reply's counts (rule 26).
     private func threadWatermarkEvent(_ ci: Int, _ t: Int, _ user: UInt32, _ type: EventType, position: Int32, time: Int64)
         -> ReducerOutput
     {
@@ -103,10 +104,12 @@ extension ReceiptReducer {
         writer.key(plain: "cid"); writer.string(channels[ci].cid)
         writer.key(plain: "user_id"); writer.string(users[Int(user)])
         writer.key(plain: "parent_id"); writer.string(channels[ci].messageIDs[Int(channels[ci].threads[t].parent)])
+        let messageID = channels[ci].threadMessageID(t, at: position)
         writer.key(read ? "last_read_message_id" : "last_delivered_message_id")
-        writeOptional(&writer, channels[ci].threadMessageID(t, at: position))
+        writeOptional(&writer, messageID)
         writer.key(read ? "last_read" : "last_delivered_at")
         writeOptional(&writer, times.decode(time))
+        if messageID != nil { writeReceiptCounts(&writer, ci, position: position, read: read) }
         writer.endObject()
         return ReducerOutput(stage: "out", type: type.wireName, subject: channels[ci].cid, data: writer.bytes)
     }
