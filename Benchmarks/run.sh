@@ -142,7 +142,7 @@ bus_pipeline() {  # N identity stages, fsync always, batch 100
 bus_reducer() {  # $1 = name, $2 = pipeline, $3 = acks, [$4 = rate]
   up_start "$2"
   local line; line=$($BIN/eventbus-bench reducer "$COMMAND" "$3" 100 16 ${4:-})
-  if [ -n "${4:-}" ]; then
+  if [ -n "${4:-}" ] && [ "$4" != threads ]; then
     echo "$1_p50_us $(echo "$line" | grep -o 'p50_us=[0-9]*' | cut -d= -f2)" >> $RESULTS
     echo "$1_p99_us $(echo "$line" | grep -o 'p99_us=[0-9]*' | cut -d= -f2)" >> $RESULTS
   else
@@ -202,6 +202,7 @@ for run in $(seq "$RUNS"); do
   for n in 0 1 3; do bus_pipeline $n; done
   bus_reducer reducer_acks receipt-reducer "$BUS_COUNT"
   bus_reducer pipeline_acks receipt-reducer,read-privacy,delivery-privacy "$BUS_COUNT"
+  bus_reducer reducer_threads_acks receipt-reducer "$BUS_COUNT" threads
   bus_reducer reducer_latency receipt-reducer 50000 10000
   gateway_fanout
 done
@@ -320,12 +321,14 @@ print()
 print(f"{'receipts':52} {'figure':>12} {'goal':>12}")
 print(f"{'acks/s through broker + receipt-reducer':52} {m['reducer_acks']:12,.0f} {'>= 100,000':>12}")
 print(f"{'acks/s through the default pipeline (+2 filters)':52} {m['pipeline_acks']:12,.0f} {'':>12}")
+print(f"{'acks/s through broker + receipt-reducer, threads+mutes':52} {m['reducer_threads_acks']:12,.0f} {'>= 100,000':>12}")
 print(f"{'  default pipeline / reducer alone':52} {m['pipeline_acks'] / m['reducer_acks']:12.3f} {'>= 0.5':>12}")
 print(f"{'ack-to-out latency at 10,000 acks/s, p50 (us)':52} {m['reducer_latency_p50_us']:12,.0f}")
 print(f"{'ack-to-out latency at 10,000 acks/s, p99 (us)':52} {m['reducer_latency_p99_us']:12,.0f} {'<= 5,000':>12}")
 print(f"{'message_receipts at 100,000 members (us, in-process)':52} {m['message_receipts_us']:12,.1f} {'<= 50':>12}")
 print(f"{'unread_counts (us, in-process)':52} {m['unread_counts_us']:12,.1f} {'<= 50':>12}")
 print(f"{'resident bytes per (channel, member)':52} {m['per_member_bytes']:12,.0f} {'<= 100':>12}")
+print(f"{'  the same with threads and mutes':52} {m['per_member_bytes_threads']:12,.0f} {'<= 100':>12}")
 print(f"{'resident bytes per retained message':52} {m['per_message_bytes']:12,.0f} {'<= 48':>12}")
 print(f"{'  per (channel, member) that read three times':52} {m['per_active_member_bytes']:12,.0f} {'<= 100':>12}")
 print(f"{'resident MB after 2M / 10M messages, retention 100k':52} {m['retention_rss_mb_2m']:7,.1f} /{m['retention_rss_mb_10m']:5,.1f}")

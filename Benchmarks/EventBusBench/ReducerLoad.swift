@@ -7,10 +7,16 @@ import ZeroMQ
 
 /// The reducer workload: `members` users in one channel, then acks that each move
 /// a read watermark forward (member `i % members` reads message `i / members`).
+///
+/// With `threads` (issue 18's shape of a real channel), every tenth member muted the
+/// channel and every fourth message has a thread reply after it (20 % of the messages
+/// are replies), sent by a member, who takes part in that thread with the parent's author;
+/// the acks read the channel's messages as before, past the replies.
 struct ReducerLoad {
     var cid: String { "messaging:bench-\(run.lowercased())" }
     let members: Int
     let acks: Int
+    var threads = false
     /// Makes this run's event ids unique, so a second run on the same bus is not deduplicated away.
     let run = UUID().uuidString.prefix(8)
 
@@ -19,10 +25,20 @@ struct ReducerLoad {
     func setup() -> [[UInt8]] {
         let list = (0..<members).map { "\"u\($0)\"" }.joined(separator: ",")
         var events = [envelope("setup-c", "channel.created", #"{"cid":"\#(cid)","members":[\#(list)]}"#)]
+        if threads {
+            for u in stride(from: 0, to: members, by: 10) {
+                events.append(envelope("setup-mute\(u)", "member.updated", #"{"cid":"\#(cid)","user_id":"u\#(u)","muted":true}"#))
+            }
+        }
         for n in 0..<messageCount {
             // Sent by a bot that is not a member: it counts for everyone and moves no watermark.
             events.append(envelope("setup-m\(n)", "message.new",
                                    #"{"cid":"\#(cid)","message":{"id":"m\#(n)","user_id":"bot","created_at":"2026-11-22T03:10:00.123Z"}}"#))
+            if threads && n % 4 == 3 {
+                events.append(envelope("setup-r\(n)", "message.new", #"""
+                    {"cid":"\#(cid)","message":{"id":"r\#(n)","user_id":"u\#(n % members)","created_at":"2026-11-22T03:10:00.123Z","parent_id":"m\#(n)"}}
+                    """#))
+            }
         }
         return events
     }
@@ -66,8 +82,8 @@ struct ReducerLoad {
 }
 
 /// Acks through broker + receipt reducer: throughput (no RATE) or ack-to-`out` latency at RATE.
-func reducer(endpoint: String, acks: Int, batch: Int, window: Int, rate: Int?) throws {
-    let load = ReducerLoad(members: 1_000, acks: acks)
+func reducer(endpoint: String, acks: Int, batch: Int, window: Int, rate: Int?, threads: Bool = false) throws {
+    let load = ReducerLoad(members: 1_000, acks: acks, threads: threads)
     let context = try Context()
     let publisher = try dealer(context, endpoint)
     try publisher.setReceiveTimeout(60_000)

@@ -10,10 +10,12 @@
 //       the last EVT received, and the publish-confirm rate.
 //   eventbus-bench latency COMMAND_EP RATE SECONDS
 //       one-event PUBs at RATE per second; confirm latency percentiles.
-//   eventbus-bench reducer COMMAND_EP ACKS BATCH WINDOW [RATE]
+//   eventbus-bench reducer COMMAND_EP ACKS BATCH WINDOW [RATE | threads]
 //       a group chat (1,000 members) then ACKS read acks that each move a
 //       watermark, through the receipt reducer; acks/s until every ack's
 //       `message.read` reached `out`, or, with RATE, ack-to-`out` latency.
+//       `threads`: the same chat with a tenth of its members muted and a
+//       thread reply after every fourth message (20 % of the messages).
 //   eventbus-bench workload COUNT SEED FILE
 //       writes COUNT lines of a realistic chat workload for stage `in` (NDJSON,
 //       setup then traffic; Benchmarks/ChatWorkload has the mix), the same for a seed.
@@ -227,8 +229,10 @@ do {
         try throughput(endpoint: arguments[2], count: Int(arguments[3]) ?? 100_000, batch: Int(arguments[4]) ?? 100,
                        window: Int(arguments[5]) ?? 16, stage: stage, consumePrefix: arguments.count > 7 ? arguments[7] : "\(stage)/")
     case "reducer" where arguments.count >= 6:
+        // `reducer EP ACKS BATCH WINDOW [RATE|threads]`: threads is the channel with threads and mutes.
+        let threads = arguments.count > 6 && arguments[6] == "threads"
         try reducer(endpoint: arguments[2], acks: Int(arguments[3]) ?? 100_000, batch: Int(arguments[4]) ?? 100,
-                    window: Int(arguments[5]) ?? 16, rate: arguments.count > 6 ? Int(arguments[6]) : nil)
+                    window: Int(arguments[5]) ?? 16, rate: arguments.count > 6 && !threads ? Int(arguments[6]) : nil, threads: threads)
     case "workload" where arguments.count >= 5:
         try workload(count: Int(arguments[2]) ?? 1_000_000, seed: UInt64(arguments[3]) ?? 1, path: arguments[4])
     case "drain" where arguments.count >= 3:
@@ -239,7 +243,7 @@ do {
         try jetStreamRaw(urls: arguments[2].split(separator: ",").map(String.init), count: Int(arguments[3]) ?? 100_000,
                          window: Int(arguments[4]) ?? 1_000)
     default:
-        FileHandle.standardError.write(Data("usage: eventbus-bench throughput EP COUNT BATCH WINDOW [STAGE [PREFIX]] | latency EP RATE SECONDS | reducer EP ACKS BATCH WINDOW [RATE] | workload COUNT SEED FILE | drain EP [TIMEOUT_S] | jetstream URLS COUNT WINDOW\n".utf8))
+        FileHandle.standardError.write(Data("usage: eventbus-bench throughput EP COUNT BATCH WINDOW [STAGE [PREFIX]] | latency EP RATE SECONDS | reducer EP ACKS BATCH WINDOW [RATE|threads] | workload COUNT SEED FILE | drain EP [TIMEOUT_S] | jetstream URLS COUNT WINDOW\n".utf8))
         exit(2)
     }
 } catch {

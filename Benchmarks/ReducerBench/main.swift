@@ -36,6 +36,27 @@ func runBench() throws {
     let memberBytes = Double(residentBytes() - before) / 200_000
     print("RESULT mode=memory per_member_bytes=\(Int(memberBytes))")
 
+    // The same with threads and mutes (issue 18): 100 channels of 1,000 members, a tenth of
+    // them muted, 20 messages each with a thread reply after every fourth (20 % replies).
+    var threaded = ReceiptReducer()
+    let beforeThreads = residentBytes()
+    for c in 0..<100 {
+        let cid = "messaging:t\(c)"
+        _ = threaded.apply(input(.channelCreated(cid: cid, members: (0..<1_000).map { "user-\($0)" })))
+        for u in stride(from: 0, to: 1_000, by: 10) {
+            _ = threaded.apply(input(.memberUpdated(cid: cid, userID: "user-\(u)", muted: true, countUnread: nil)))
+        }
+        for m in 0..<20 {
+            _ = threaded.apply(input(.messageNew(cid: cid, message: NewMessage(id: "t\(c)-\(m)", userID: "user-\(m)", createdAt: time))))
+            if m % 4 == 3 {
+                _ = threaded.apply(input(.messageNew(cid: cid, message: NewMessage(
+                    id: "t\(c)-r\(m)", userID: "user-\(m + 500)", createdAt: time, parentID: "t\(c)-\(m)"))))
+            }
+        }
+    }
+    let threadedBytes = Double(residentBytes() - beforeThreads) / 100_000
+    print("RESULT mode=memory per_member_bytes_threads=\(Int(threadedBytes))")
+
     // Memory per retained message: 1,000,000 messages in one channel, all kept.
     reducer.retainMessages = 0
     let channel = "messaging:big"
