@@ -1,6 +1,6 @@
 import Hummingbird
 
-/// Channels and members: `channel.created`, `member.added`, `member.removed`.
+/// Channels and members: `channel.created`, `member.added`, `member.updated`, `member.removed`.
 extension ChatBackend {
     struct ChannelReply: Encodable {
         let cid: String
@@ -33,6 +33,24 @@ extension ChatBackend {
             let seq = try await publish(
                 type: "member.added", subject: cid, data: MemberChange(cid: cid, userID: userID),
                 id: Self.eventID("member.added", key: key))
+            return try JSONResponse.make(SeqReply(seq: seq))
+        }
+        // PUT /channels/{cid}/members/{user_id}/settings {"muted"?, "count_unread"?} -> member.updated
+        router.put("/channels/:cid/members/:user_id/settings") { request, context in
+            let key = try Self.idempotencyKey(request)
+            let cid = try Check.cid(try Self.parameter("cid", context))
+            let userID = try Check.userID(try Self.parameter("user_id", context))
+            let body = try await Self.decode(MemberSettingsBody.self, from: request)
+            guard body.muted != nil || body.countUnread != nil else {
+                throw APIError.badField("muted", "give muted (a boolean) or count_unread")
+            }
+            if let count = body.countUnread, !["all", "mentions", "off"].contains(count) {
+                throw APIError.badField("count_unread", "must be all, mentions or off")
+            }
+            let seq = try await publish(
+                type: "member.updated", subject: cid,
+                data: MemberUpdated(cid: cid, userID: userID, muted: body.muted, countUnread: body.countUnread),
+                id: Self.eventID("member.updated", key: key))
             return try JSONResponse.make(SeqReply(seq: seq))
         }
         // DELETE /channels/{cid}/members/{user_id} -> member.removed

@@ -13,7 +13,8 @@ extension ChatBackend {
     }
 
     func addMessageRoutes(to router: Router<BasicRequestContext>) {
-        // POST /channels/{cid}/messages {"user_id", "text", "id"?, "type"?, "silent"?} -> message.new
+        // POST /channels/{cid}/messages {"user_id", "text", "id"?, "type"?, "silent"?, "parent_id"?,
+        // "show_in_channel"?} -> message.new (with parent_id: a reply in that message's thread)
         router.post("/channels/:cid/messages") { request, context in
             let key = try Self.idempotencyKey(request)
             let cid = try Check.cid(try Self.parameter("cid", context))
@@ -27,12 +28,14 @@ extension ChatBackend {
             // names the same message), else a new one.
             let messageID = try body.id.map { try Check.messageID($0, field: "id") }
                 ?? key.map { "m-\($0)" } ?? "m-\(UUID().uuidString.lowercased())"
+            let parentID = try body.parentID.map { try Check.messageID($0, field: "parent_id") }
+            if parentID == nil, body.showInChannel != nil { throw APIError.badField("show_in_channel", "only for a reply (parent_id)") }
             // 1. Store the message. A retry finds the stored one, with its first created_at.
-            let message = await store.insert(
-                StoredMessage(
-                    id: messageID, userID: userID, createdAt: Date().busTimestamp, text: body.text,
-                    type: body.type, silent: body.silent),
-                cid: cid)
+            var stored = StoredMessage(
+                id: messageID, userID: userID, createdAt: Date().busTimestamp, text: body.text, type: body.type, silent: body.silent)
+            stored.parentID = parentID
+            stored.showInChannel = parentID == nil ? nil : body.showInChannel ?? false
+            let message = await store.insert(stored, cid: cid)
             // 2. Publish message.new and wait for the confirm; 3. answer.
             let seq = try await publish(
                 type: "message.new", subject: cid, data: MessageNew(cid: cid, message: message),

@@ -48,6 +48,20 @@ struct MessageNew: Encodable, Sendable {
     let message: StoredMessage
 }
 
+/// The `data` of `member.updated`: a member's settings for one channel.
+struct MemberUpdated: Encodable, Sendable {
+    let cid: String
+    let userID: String
+    let muted: Bool?
+    let countUnread: String?
+
+    enum CodingKeys: String, CodingKey {
+        case cid, muted
+        case userID = "user_id"
+        case countUnread = "count_unread"
+    }
+}
+
 /// The `data` of `message.deleted`.
 struct MessageDeleted: Encodable, Sendable {
     let cid: String

@@ -22,10 +22,15 @@ struct SendMessageBody: Decodable {
     let id: String?
     let type: String?
     let silent: Bool?
+    /// A reply in the thread of this message.
+    let parentID: String?
+    let showInChannel: Bool?
 
     enum CodingKeys: String, CodingKey {
         case text, id, type, silent
         case userID = "user_id"
+        case parentID = "parent_id"
+        case showInChannel = "show_in_channel"
     }
 }
 
@@ -37,6 +42,17 @@ struct AckBody: Decodable {
     enum CodingKeys: String, CodingKey {
         case userID = "user_id"
         case messageID = "message_id"
+    }
+}
+
+/// `PUT /channels/{cid}/members/{user_id}/settings`.
+struct MemberSettingsBody: Decodable {
+    let muted: Bool?
+    let countUnread: String?
+
+    enum CodingKeys: String, CodingKey {
+        case muted
+        case countUnread = "count_unread"
     }
 }
 

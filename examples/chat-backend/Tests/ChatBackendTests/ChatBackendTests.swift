@@ -120,6 +120,41 @@ import Testing
         }
     }
 
+    @Test func aThreadReplyAndAMutePublishTheirEventsAndShowInTheCounts() async throws {
+        let pipeline = try await Self.pipeline()
+        try await pipeline.stopAfter {
+            let api = try await ChatBackendHarness(endpoint: pipeline.supervisor.commandEndpoint)
+            defer { api.stop() }
+            let channel = "/channels/messaging:threads"
+            #expect(try await api.call("POST", "/channels", #"{"cid":"messaging:threads","members":["alice","bob"]}"#).status == 201)
+            #expect(try await api.call("POST", channel + "/messages", #"{"user_id":"alice","text":"where?","id":"p1"}"#).status == 201)
+            let reply = try await api.call("POST", channel + "/messages", #"{"user_id":"bob","text":"here","id":"r1","parent_id":"p1"}"#)
+            #expect(reply.status == 201)
+            #expect(reply.json?["message"]?["parent_id"]?.stringValue == "p1")
+            #expect(reply.json?["message"]?["show_in_channel"] == .bool(false))
+            // alice wrote the parent: the reply is unread for her in its thread, not in the channel.
+            let alice = try await api.call("GET", "/users/alice/unread")
+            let row = alice.json?["channels"]?.first
+            #expect(row?["unread_messages"]?.int64Value == 0)
+            #expect(row?["unread_threads"]?.int64Value == 1)
+            #expect(row?["unread_thread_parent_ids"] == .array([.string("p1")]))
+
+            // bob mutes the channel: alice's message stays unread in it, out of his totals.
+            #expect(try await api.call("PUT", channel + "/members/bob/settings", #"{"muted":true}"#).status == 200)
+            let bob = try await api.call("GET", "/users/bob/unread")
+            #expect(bob.json?["total_unread_count"]?.int64Value == 0)
+            #expect(bob.json?["channels"]?.first?["unread_messages"]?.int64Value == 1)
+            #expect(bob.json?["channels"]?.first?["muted"] == .bool(true))
+
+            let events = try await ChatBackendHarness.ingress(api.bus, prefixes: ["in/messaging:threads/"], count: 4)
+            try #require(events.count == 4, "events on in: \(events)")
+            #expect(events[2]["type"] as? String == "message.new")
+            #expect(ChatBackendHarness.same(events[2]["data"], #"{"cid":"messaging:threads","message":{"id":"r1","user_id":"bob","created_at":"\#(reply.json?["message"]?["created_at"]?.stringValue ?? "")","text":"here","parent_id":"p1","show_in_channel":false}}"#))
+            #expect(events[3]["type"] as? String == "member.updated")
+            #expect(ChatBackendHarness.same(events[3]["data"], #"{"cid":"messaging:threads","user_id":"bob","muted":true}"#))
+        }
+    }
+
     @Test func anIdempotencyKeyRetryPublishesOnce() async throws {
         let pipeline = try await Self.pipeline()
         try await pipeline.stopAfter {
@@ -181,6 +216,11 @@ import Testing
         ("POST", "/channels/messaging:g/unread", #"{"user_id":"bob"}"#, [:], "message_id"),
         ("POST", "/channels/messaging:g/read", #"{"message_id":"m1"}"#, [:], "user_id"),
         ("POST", "/channels/messaging:g/read", #"{"user_id":"bob","message_id":"m 1"}"#, [:], "message_id"),
+        ("POST", "/channels/messaging:g/messages", #"{"user_id":"alice","text":"x","parent_id":"bad id"}"#, [:], "parent_id"),
+        ("POST", "/channels/messaging:g/messages", #"{"user_id":"alice","text":"x","show_in_channel":true}"#, [:], "show_in_channel"),
+        ("PUT", "/channels/messaging:g/members/bob/settings", "{}", [:], "muted"),
+        ("PUT", "/channels/messaging:g/members/bob/settings", #"{"count_unread":"loud"}"#, [:], "count_unread"),
+        ("PUT", "/channels/messaging:g/members/bob/settings", #"{"muted":"yes"}"#, [:], "muted"),
         ("PUT", "/users/bob/privacy", "{}", [:], "read_receipts"),
         ("PUT", "/users/bob/privacy", #"{"read_receipts":"no"}"#, [:], "read_receipts"),
         ("GET", "/channels/messaging:g/state", nil, [:], "viewer"),
