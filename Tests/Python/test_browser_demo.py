@@ -1,4 +1,4 @@
-"""The browser demo in headless Chromium: users, ticks, badges, "read by N of M" and a live privacy toggle.
+"""The browser demo in headless Chromium: users, ticks, badges, "read by N of M", a live privacy toggle, a thread's badge and a muted channel.
 
 Runs the whole stack from the build folder: `eventbus up` (broker, reducer, privacy
 filters) on ipc endpoints, `eventbus-http` (the pages' per-user streams, with app tokens),
@@ -260,6 +260,30 @@ def test_browser_demo_shows_ticks_badges_and_privacy_live(tmp_path):
         assert alice.tick("hello bob") == "read"
         assert bob.eval("document.querySelectorAll('li.message').length") == 4
         assert alice.tick("before bob") == "read", "bob's first read covered the history too"
+
+        # A thread: bob replies to alice's "hello bob". Her page shows one thread with unread
+        # replies and her channel badge stays 0 (a reply not shown in the channel is not unread
+        # there); she reads the thread, the thread badge clears and bob's reply turns read.
+        hello = alice.message_id("hello bob")
+        bob.eval(f"document.querySelector('li.message[data-id=\"{hello}\"] .reply-button').click(); true")
+        bob.send("in the thread")
+        alice.wait(alice.has_message("in the thread"), "alice to receive the thread reply")
+        alice.wait("document.getElementById('threads').dataset.count === '1'", "alice's thread badge to show 1")
+        assert alice.eval(alice.badge_is(0)), "a thread-only reply is not unread in the channel"
+        bob.wait_for(lambda: bob.tick("in the thread"), "delivered", "alice's page acknowledged the reply")
+        alice.eval("document.getElementById('read-threads').click(); true")
+        alice.wait("document.getElementById('threads').dataset.count === '0'", "alice's thread badge to clear")
+        bob.wait_for(lambda: bob.tick("in the thread"), "read", "alice's thread read reached bob")
+
+        # alice mutes the channel: bob's next message is unread in it (the badge greyed, 🔕) and
+        # out of her total over all her channels.
+        alice.eval("const m = document.getElementById('muted'); m.checked = true; m.dispatchEvent(new Event('change')); true")
+        alice.wait("document.body.dataset.muted === 'true'", "the mute to be confirmed")
+        bob.send("while muted")
+        alice.wait(alice.has_message("while muted"), "alice to receive a message in the muted channel")
+        alice.wait(alice.badge_is(1), "alice's channel badge to show 1")
+        alice.wait("document.getElementById('badge').dataset.muted === 'true'", "the badge to show the channel muted")
+        assert alice.eval("document.getElementById('total').dataset.count") == "0", "a muted channel is out of the total"
 
         alice.screenshot(os.path.join(shots, "alice.png"))
         bob.screenshot(os.path.join(shots, "bob.png"))

@@ -10,15 +10,20 @@ const channelPath = backend + "/channels/" + encodeURIComponent(cid);
 
 const list = document.getElementById("messages");
 const badge = document.getElementById("badge");
+const threadBadge = document.getElementById("threads");
+const totalBadge = document.getElementById("total");
 const status = document.getElementById("status");
 const readToggle = document.getElementById("read-receipts");
+const muteToggle = document.getElementById("muted");
+const composer = document.getElementById("composer");
 document.getElementById("user").textContent = me;
 document.getElementById("channel").textContent = cid;
 
-const messages = new Map(); // id -> {id, user_id, text, order, state, el}
+const messages = new Map(); // id -> {id, user_id, text, order, state, el, parent, shown}
 let order = 0;
 let lastEventId = null;     // the stream's position: the last id: (a SEQ), sent again as Last-Event-ID
-let lastMessageId = null;   // the newest message in the channel
+let lastMessageId = null;   // the newest message shown in the channel (a thread-only reply is not one)
+const lastReply = new Map(); // thread parent id -> the newest reply's id
 
 async function api(method, path, body) {
   const response = await fetch(path, {
@@ -44,16 +49,30 @@ function setState(message, state) {
 function addMessage(m) {
   if (messages.has(m.id)) return messages.get(m.id);
   const el = document.createElement("li");
-  el.className = "message" + (m.user_id === me ? " own" : "");
+  el.className = "message" + (m.user_id === me ? " own" : "") + (m.parent_id ? " reply" : "");
   el.dataset.id = m.id;
+  if (m.parent_id) el.dataset.parent = m.parent_id;
   const from = document.createElement("span");
   from.className = "from";
-  from.textContent = m.user_id;
+  from.textContent = m.user_id + (m.parent_id ? " ↳ in thread" : "");
   const text = document.createElement("span");
   text.className = "text";
   text.textContent = m.text || "";
   el.append(from, text);
-  const message = {id: m.id, user_id: m.user_id, order: order++, state: null, el};
+  if (!m.parent_id) {
+    // Replies go to the message's thread: the composer's next message is one.
+    const reply = document.createElement("button");
+    reply.type = "button";
+    reply.className = "reply-button";
+    reply.textContent = "reply";
+    reply.addEventListener("click", () => {
+      composer.dataset.parent = m.id;
+      document.getElementById("text").placeholder = "Reply in the thread of " + (m.text || m.id);
+    });
+    el.append(reply);
+  }
+  const shown = !m.parent_id || m.show_in_channel === true;
+  const message = {id: m.id, user_id: m.user_id, order: order++, state: null, el, parent: m.parent_id || null, shown};
   if (m.user_id === me) {
     const ticks = document.createElement("span");
     ticks.className = "ticks";
@@ -66,17 +85,20 @@ function addMessage(m) {
   messages.set(m.id, message);
   list.append(el);
   list.scrollTop = list.scrollHeight;
-  lastMessageId = m.id;
+  if (shown) lastMessageId = m.id;
+  if (m.parent_id) lastReply.set(m.parent_id, m.id);
   return message;
 }
 
-// Every own message up to `id` (inclusive) reached `state` by another user.
-function upTo(id, user, state) {
+// Every own message up to `id` (inclusive) reached `state` by another user: in the channel, or
+// with `parent`, in that message's thread (a thread has watermarks of its own).
+function upTo(id, user, state, parent) {
   if (user === me) return;
   const limit = messages.get(id);
   if (!limit) return;
   for (const message of messages.values()) {
-    if (message.order <= limit.order) setState(message, state);
+    const inScope = parent ? message.parent === parent : message.shown;
+    if (inScope && message.order <= limit.order) setState(message, state);
   }
 }
 
@@ -99,12 +121,21 @@ async function acknowledgeDelivery(id) {
   await api("POST", channelPath + "/delivered", {user_id: me, message_id: id});
 }
 
+// The badges from unread_counts: this channel's unread messages (greyed when muted), its threads
+// with unread replies, and the total over every channel of mine but the muted ones.
+let unreadThreads = [];     // parent ids of this channel's threads with unread replies for me
 async function refreshBadge() {
   const counts = await api("GET", backend + "/users/" + encodeURIComponent(me) + "/unread");
   const channel = (counts.channels || []).find(c => c.cid === cid);
   const count = channel ? channel.unread_messages : 0;
   badge.dataset.count = String(count);
+  badge.dataset.muted = String(channel ? channel.muted === true : muteToggle.checked);
   badge.textContent = String(count);
+  unreadThreads = channel && channel.unread_thread_parent_ids ? channel.unread_thread_parent_ids : [];
+  threadBadge.dataset.count = String(unreadThreads.length);
+  threadBadge.textContent = String(unreadThreads.length);
+  totalBadge.dataset.count = String(counts.total_unread_count || 0);
+  totalBadge.textContent = String(counts.total_unread_count || 0);
 }
 
 async function onEvent(frame) {
@@ -124,14 +155,15 @@ async function onEvent(frame) {
       break;
     }
     case "message.delivered":
-      upTo(data.last_delivered_message_id, data.user_id, "delivered");
+      upTo(data.last_delivered_message_id, data.user_id, "delivered", data.parent_id);
       break;
     case "message.read": {
-      upTo(data.last_read_message_id, data.user_id, "read");
+      upTo(data.last_read_message_id, data.user_id, "read", data.parent_id);
       const limit = messages.get(data.last_read_message_id);
       if (limit && data.user_id !== me) {
         for (const message of messages.values()) {
-          if (message.user_id === me && message.order <= limit.order) await refreshReceipts(message);
+          const inScope = data.parent_id ? message.parent === data.parent_id : message.shown;
+          if (message.user_id === me && inScope && message.order <= limit.order) await refreshReceipts(message);
         }
       }
       break;
@@ -228,7 +260,13 @@ document.getElementById("composer").addEventListener("submit", async (event) => 
   const text = input.value.trim();
   if (!text) return;
   input.value = "";
-  const reply = await api("POST", channelPath + "/messages", {user_id: me, text});
+  const body = {user_id: me, text};
+  if (composer.dataset.parent) {
+    body.parent_id = composer.dataset.parent;
+    delete composer.dataset.parent;
+    input.placeholder = "Message";
+  }
+  const reply = await api("POST", channelPath + "/messages", body);
   addMessage(reply.message);
 });
 
@@ -237,6 +275,22 @@ async function markRead() {
   await api("POST", channelPath + "/read", {user_id: me, message_id: lastMessageId});
 }
 document.getElementById("mark-read").addEventListener("click", markRead);
+
+// Reads every thread of this channel with unread replies for me, up to its newest reply.
+document.getElementById("read-threads").addEventListener("click", async () => {
+  for (const parent of unreadThreads) {
+    const newest = lastReply.get(parent);
+    if (newest) await api("POST", channelPath + "/read", {user_id: me, message_id: newest});
+  }
+  await refreshBadge();
+});
+
+// Mutes the channel for me: it keeps its own count, out of my total.
+muteToggle.addEventListener("change", async () => {
+  await api("PUT", channelPath + "/members/" + encodeURIComponent(me) + "/settings", {muted: muteToggle.checked});
+  await refreshBadge();
+  document.body.dataset.muted = String(muteToggle.checked);
+});
 
 readToggle.addEventListener("change", async () => {
   await api("PUT", backend + "/users/" + encodeURIComponent(me) + "/privacy", {read_receipts: readToggle.checked});
@@ -250,7 +304,7 @@ readToggle.addEventListener("change", async () => {
 async function loadHistory() {
   const history = await api("GET", channelPath + "/messages");
   for (const m of history.messages || []) addMessage(m);
-  const others = [...messages.values()].filter(message => message.user_id !== me);
+  const others = [...messages.values()].filter(message => message.user_id !== me && message.shown);
   if (others.length > 0) await acknowledgeDelivery(others[others.length - 1].id);
   for (const message of messages.values()) {
     if (message.user_id === me) await refreshReceipts(message);
