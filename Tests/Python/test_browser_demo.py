@@ -128,7 +128,11 @@ class Page:
         return f"document.getElementById('badge').dataset.count === '{count}'"
 
     def screenshot(self, path):
+        # A capture renders the page first: on a loaded machine that once took over the 20 s
+        # the other calls get, after every check had passed. The picture is a by-product.
+        self.ws.settimeout(90)
         data = self.call("Page.captureScreenshot", format="png")["data"]
+        self.ws.settimeout(20)
         with open(path, "wb") as f:
             f.write(base64.b64decode(data))
 
