@@ -11,6 +11,11 @@ import Synchronization
 /// The loop owns the credit's accounting: the worker starts with the CREDIT as permits,
 /// spends one per message fetched, and gets them back through ``release(_:)`` when the
 /// loop acks (or skips) messages. ``stop()`` ends the thread after its current fetch.
+///
+/// One attach at a time per durable: a worker made while an earlier one of the same NAME
+/// still runs (a takeover, a CONSUME again, a consumer made again after a gap) waits for
+/// that thread to end before it sets anything up. Two set-ups at once delete and create
+/// each other's durable, and each CONSUME then fails and is tried again.
 final class FetchWorker: Sendable {
     /// What to set up.
     struct Setup: Sendable {
@@ -27,20 +32,30 @@ final class FetchWorker: Sendable {
     private struct State {
         var permits: Int
         var stopped = false
+        var ended = false
     }
 
     let token: UInt64
     private let state: Mutex<State>
     private let wakeup = DispatchSemaphore(value: 0)
+    /// Signalled when the thread ends, for a successor waiting in ``awaitEnd()``.
+    private let end = DispatchSemaphore(value: 0)
     /// The longest a fetch waits for messages, and so the longest ``stop()`` takes.
     static let fetchWait = Duration.milliseconds(500)
     /// The most messages one fetch asks for.
     static let fetchBatch = 256
 
-    init(token: UInt64, credit: Int, setup: Setup, jetStream: JetStream, inbox: GatewayInbox) {
+    /// Starts the worker's thread; with `previous` (the last worker of the same NAME), only
+    /// once that one's thread has ended.
+    init(token: UInt64, credit: Int, setup: Setup, jetStream: JetStream, inbox: GatewayInbox, after previous: FetchWorker? = nil) {
         self.token = token
         self.state = Mutex(State(permits: credit))
-        let thread = Thread { [self] in run(setup: setup, jetStream: jetStream, inbox: inbox) }
+        let thread = Thread { [self] in
+            previous?.awaitEnd()
+            if !isStopped { run(setup: setup, jetStream: jetStream, inbox: inbox) }
+            state.withLock { $0.ended = true }
+            end.signal()
+        }
         thread.name = "eventbus-fetch \(setup.durable)"
         thread.start()
     }
@@ -60,6 +75,15 @@ final class FetchWorker: Sendable {
     }
 
     private var isStopped: Bool { state.withLock { $0.stopped } }
+
+    /// Whether the thread has ended.
+    var hasEnded: Bool { state.withLock { $0.ended } }
+
+    /// Blocks until the thread has ended (at once if it has).
+    func awaitEnd() {
+        end.wait()
+        end.signal()  // for any other waiter, and for the next look
+    }
 
     private func run(setup: Setup, jetStream: JetStream, inbox: GatewayInbox) {
         var consumer: PullConsumer?

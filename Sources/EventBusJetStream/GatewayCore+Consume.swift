@@ -3,11 +3,16 @@ import NATS
 
 extension GatewayCore {
     /// CONSUME: takes the name over from another peer (END to it) or restarts it for this
-    /// one, then sets up the durable consumer on a worker; the OK goes when it is ready.
+    /// one, then sets up the durable consumer on a worker; the OK goes when it is ready. A
+    /// CONSUME of the name still being set up is answered `busy` at once: it never attached.
     func handleConsume(_ message: CommandMessage) throws(BusError) {
         let request = try ConsumeRequest.parse(message, stages: config.stages)
         if let previous = consumers[request.name] {
-            if previous.peer != message.peer {
+            if !previous.confirmed {
+                // Its set-up was still under way: that CONSUME gets its answer now, not an OK.
+                sendError(to: previous.peer, correlation: previous.correlation,
+                          BusError(.busy, "consumer \(request.name) was taken over by another CONSUME before it was set up"))
+            } else if previous.peer != message.peer {
                 send(to: previous.peer, [WireProtocol.signature, Verb.end.bytes, Array(request.name.utf8),
                                          Array("taken over by another CONSUME".utf8)])
             }
@@ -17,7 +22,9 @@ extension GatewayCore {
         nextToken += 1
         let setup = FetchWorker.Setup(stream: StageStream(stage: request.stage), durable: DurableName.make(request.name),
                                       start: request.start, ackWait: config.ackWait)
-        let worker = FetchWorker(token: token, credit: request.credit, setup: setup, jetStream: jetStream, inbox: inbox)
+        let worker = FetchWorker(token: token, credit: request.credit, setup: setup, jetStream: jetStream, inbox: inbox,
+                                 after: lastWorker(of: request.name))
+        workers[request.name] = worker
         consumers[request.name] = Attachment(request: request, peer: message.peer, correlation: message.correlation, worker: worker)
     }
 
@@ -168,6 +175,14 @@ extension GatewayCore {
                                       durable: DurableName.make(attachment.request.name), start: .sequence(seq),
                                       ackWait: config.ackWait, retriesSetUp: true)
         attachment.worker = FetchWorker(token: token, credit: attachment.request.credit - attachment.window.count,
-                                        setup: setup, jetStream: jetStream, inbox: inbox)
+                                        setup: setup, jetStream: jetStream, inbox: inbox, after: lastWorker(of: attachment.request.name))
+        workers[attachment.request.name] = attachment.worker
+    }
+
+    /// The last worker made for NAME if its thread still runs: the next one waits for it
+    /// (``FetchWorker``: one attach at a time per durable). Forgets the ended ones.
+    private func lastWorker(of name: String) -> FetchWorker? {
+        workers = workers.filter { !$0.value.hasEnded }
+        return workers[name]
     }
 }

@@ -27,6 +27,9 @@ final class GatewayCore {
     var compactPeers: Set<[UInt8]> = []
     /// Attached consumers by EB1 NAME.
     var consumers: [String: Attachment] = [:]
+    /// The last fetch worker made for each NAME whose thread may still run, attached or
+    /// detached: the next attach of that NAME waits for it.
+    var workers: [String: FetchWorker] = [:]
     var nextToken: UInt64 = 1
     let clock = ContinuousClock()
     /// The services a REQ may name: configured, plus those declared in HELLO here.
