@@ -69,18 +69,23 @@ public final class Supervisor: Service, Sendable {
     /// state under `config.broker.dataDirectory`/plugins. Keys are the embedded
     /// broker's only: `config.broker.security` must be nil.
     ///
-    /// - Parameter pluginEnvironment: Variables added to every plugin's environment, such as
-    ///   `EVENTBUS_STATE` (the cluster that keeps the plugins' state and leases).
+    /// - Parameters:
+    ///   - pluginEnvironment: Variables added to every plugin's environment, such as
+    ///     `EVENTBUS_STATE` (the cluster that keeps the plugins' state and leases).
+    ///   - pluginEnvironments: Variables added to one plugin's, by plugin name, over those:
+    ///     its own `EVENTBUS_STATE`, with its own user (`eventbus up --backend-users`).
     public convenience init(config: SupervisorConfig, front: any BusFront, pluginEnvironment: [String: String] = [:],
-                            logger: Logger) throws {
+                            pluginEnvironments: [String: [String: String]] = [:], logger: Logger) throws {
         guard config.broker.security == nil else {
             throw PipelineError(.securityFile, "keys (--security) are not supported with --backend yet: the JetStream gateway has none")
         }
-        try self.init(config: config, front: front, pluginKeys: [:], probeKeys: nil, pluginEnvironment: pluginEnvironment, logger: logger)
+        try self.init(config: config, front: front, pluginKeys: [:], probeKeys: nil, pluginEnvironment: pluginEnvironment,
+                      pluginEnvironments: pluginEnvironments, logger: logger)
     }
 
     private init(config: SupervisorConfig, front: any BusFront, pluginKeys: [String: CurveClientKeys],
-                 probeKeys: CurveClientKeys?, pluginEnvironment: [String: String] = [:], logger: Logger) throws {
+                 probeKeys: CurveClientKeys?, pluginEnvironment: [String: String] = [:],
+                 pluginEnvironments: [String: [String: String]] = [:], logger: Logger) throws {
         self.config = config
         self.logger = logger
         self.front = front
@@ -93,6 +98,7 @@ public final class Supervisor: Service, Sendable {
                 "--data-dir", config.broker.dataDirectory + "/plugins/" + stage.name,
             ] + extra
             let environment = Self.allocatorEnvironment.merging(pluginEnvironment) { _, given in given }
+                .merging(pluginEnvironments[stage.name] ?? [:]) { _, own in own }
                 .merging(pluginKeys[stage.name]?.environment ?? [:]) { _, keys in keys }
             processes.append(PluginProcess(name: stage.name, executable: executable, arguments: arguments,
                                            environment: environment, config: config, logger: logger))

@@ -30,6 +30,12 @@ struct UpCommand: AsyncParsableCommand {
     var backend: String?
 
     @Option(help: ArgumentHelp(
+        "With --backend: the folder of `eventbus cluster up`'s users (DATA/users). Each plugin keeps its state and lease "
+            + "under its own user, from DIR/plugin-NAME.url, which may write its own stage and state only (docs/scale-out.md).",
+        valueName: "DIR"))
+    var backendUsers: String?
+
+    @Option(help: ArgumentHelp(
         "Also run eventbus-http, CloudEvents over HTTP, listening on HOST:PORT, supervised like a plugin; it is found beside "
             + "eventbus or by EVENTBUS_HTTP (docs/http.md).",
         valueName: "HOST:PORT"))
@@ -70,9 +76,10 @@ struct UpCommand: AsyncParsableCommand {
             do { httpIngress = try HTTPIngressLaunch.find(listen: http, in: directory) } catch { throw Output.fail(error) }
         }
         let supervisor: Supervisor
+        if backendUsers != nil && backend == nil { throw Output.fail("--backend-users needs --backend") }
         if let backend {
             guard httpIngress == nil else { throw Output.fail("--http is not supported with --backend yet") }
-            supervisor = try Self.onJetStream(backend: backend, broker: brokerConfig, pipeline: pipeline, logger: logger)
+            supervisor = try Self.onJetStream(backend: backend, users: backendUsers, broker: brokerConfig, pipeline: pipeline, logger: logger)
         } else {
             do {
                 var config = SupervisorConfig(broker: brokerConfig, pipeline: pipeline)
@@ -93,7 +100,20 @@ struct UpCommand: AsyncParsableCommand {
 
     /// The supervisor of `--backend`: a JetStream gateway bound on the command endpoint as
     /// its front, the plugins against it.
-    static func onJetStream(backend: String, broker: BrokerConfig, pipeline: Pipeline, logger: Logger) throws -> Supervisor {
+    static func onJetStream(backend: String, users: String?, broker: BrokerConfig, pipeline: Pipeline, logger: Logger) throws -> Supervisor {
+        // Each plugin's own user, when the cluster has users: DIR/plugin-NAME.url, as `cluster up` wrote it.
+        var own: [String: [String: String]] = [:]
+        if let users {
+            for name in pipeline.names {
+                let path = URL(fileURLWithPath: users).appendingPathComponent("plugin-\(name).url").path
+                guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+                      !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+                else {
+                    throw Output.fail("--backend-users: no \(path) for plugin \(name) (eventbus cluster up --plugins \(pipeline.names.joined(separator: ",")) writes one per plugin)")
+                }
+                own[name] = [KVPluginStore.environmentVariable: text.trimmingCharacters(in: .whitespacesAndNewlines)]
+            }
+        }
         let gateway: Gateway
         do {
             let config = GatewayConfig(
@@ -105,7 +125,7 @@ struct UpCommand: AsyncParsableCommand {
         }
         do {
             return try Supervisor(config: SupervisorConfig(broker: broker, pipeline: pipeline), front: GatewayFront(gateway: gateway),
-                                  pluginEnvironment: [KVPluginStore.environmentVariable: backend], logger: logger)
+                                  pluginEnvironment: [KVPluginStore.environmentVariable: backend], pluginEnvironments: own, logger: logger)
         } catch {
             throw Output.fail(error)
         }

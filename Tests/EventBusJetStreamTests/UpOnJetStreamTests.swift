@@ -1,4 +1,5 @@
 import EventBus
+import EventBusJetStream
 import EventBusTesting
 import Foundation
 import ReceiptReducer
@@ -109,6 +110,41 @@ import Testing
         }
     }
 
+    /// `--backend-users`: on a cluster with users per role, each plugin gets its own user's URL
+    /// (DATA/users/plugin-NAME.url) as its EVENTBUS_STATE, and its lease, state and output
+    /// work under that user, which may write nothing but its own stage and state.
+    @Test func eachPluginKeepsItsStateUnderItsOwnUser() async throws {
+        try await withDeadline(.seconds(300)) {
+            let test = try TestCluster(nodes: 1, users: try ClusterUsers(plugins: ["receipt-reducer"]))
+            let directory = test.directory + "-users"
+            let users = directory + "/users"
+            try FileManager.default.createDirectory(atPath: users, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            // What `eventbus cluster up` writes into DATA/users.
+            for file in test.cluster.config.credentialFiles {
+                let name = URL(fileURLWithPath: file.path).lastPathComponent
+                try file.text.write(toFile: users + "/" + name, atomically: true, encoding: .utf8)
+            }
+            let own = test.urls(for: .plugin("receipt-reducer")).joined(separator: ",")
+            let (up, _) = try await Self.startUp(urls: test.urls, directory: directory, data: directory + "/data", run: 1,
+                                                 extra: ["--backend-users", users])
+            try await awaitingStop(up) {
+                let pid = try #require(Self.child(named: "receipt-reducer", of: up.processIdentifier))
+                let environ = try #require(FileManager.default.contents(atPath: "/proc/\(pid)/environ"))
+                let variables = environ.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+                #expect(variables.contains("EVENTBUS_STATE=\(own)"))
+                #expect(own.contains("plugin-receipt-reducer:"))
+
+                let events = Self.script(acks: 60)
+                let client = try BusClient(options: BusClientOptions(endpoint: "ipc://\(directory)/command.sock", requestTimeout: .seconds(30)))
+                defer { client.close() }
+                _ = try await client.publish(events)
+                let expected = try Self.fold(events).ids
+                #expect(try await Self.outputIDs(client, count: expected.count, consumer: "check-users") == expected)
+            }
+        }
+    }
+
     @Test func anUnreachableClusterEndsUpNamingTheAddress() async throws {
         try await TemporaryDirectory.with("up-backend") { root in
             let address = "nats://127.0.0.1:1"
@@ -121,16 +157,32 @@ import Testing
         }
     }
 
+    @Test func aPluginWithoutItsUserFileEndsUpNamingTheFile() async throws {
+        try await TemporaryDirectory.with("up-users") { root in
+            let missing = try await RunningProcess.run(BuildFolder.eventbus, [
+                "up", "--backend", "nats://127.0.0.1:1", "--pipeline", "receipt-reducer", "--backend-users", root.path,
+                "--data-dir", root.appendingPathComponent("data").path, "--command", "ipc://\(root.path)/c.sock",
+            ])
+            #expect(missing.status != 0)
+            #expect(missing.standardError.contains(root.path + "/plugin-receipt-reducer.url"), "\(missing.standardError)")
+            let alone = try await RunningProcess.run(BuildFolder.eventbus, [
+                "up", "--backend-users", root.path, "--data-dir", root.appendingPathComponent("data").path,
+            ])
+            #expect(alone.status != 0)
+            #expect(alone.standardError.contains("--backend-users needs --backend"), "\(alone.standardError)")
+        }
+    }
+
     /// Starts `eventbus up --backend` with `pipeline` (nil: the default one) on `data`, its
     /// command socket in `directory`, and waits for its ready line; the process and its
     /// stderr's path.
     static func startUp(urls: [String], directory: String, data: String, run: Int,
-                        pipeline: String? = "receipt-reducer") async throws -> (RunningProcess, String) {
+                        pipeline: String? = "receipt-reducer", extra: [String] = []) async throws -> (RunningProcess, String) {
         let stderr = directory + "/up-\(run).stderr"
         let up = try RunningProcess(BuildFolder.eventbus, [
             "up", "--backend", urls.joined(separator: ","),
             "--data-dir", data, "--command", "ipc://\(directory)/command.sock",
-        ] + (pipeline.map { ["--pipeline", $0] } ?? []), standardError: .file(stderr))
+        ] + (pipeline.map { ["--pipeline", $0] } ?? []) + extra, standardError: .file(stderr))
         var patience = Patience(.seconds(60))
         while !((try? String(contentsOfFile: stderr, encoding: .utf8)) ?? "").contains("eventbus ready") {
             guard up.isRunning, patience.allowsAnotherLook() else {
