@@ -30,7 +30,6 @@ import Testing
         let channelMessages = messages.indices.filter { messages[$0].parent == nil }
         let position = channelMessages[rng.below(channelMessages.count)]
         let messageID = messages[position].id
-        let sender = messages[position].sender
         let pageSize = 1 + rng.below(3)
 
         /// The model's readers of the message now, by user: their move.
