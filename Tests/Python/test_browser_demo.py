@@ -128,11 +128,10 @@ class Page:
         return f"document.getElementById('badge').dataset.count === '{count}'"
 
     def screenshot(self, path):
-        # A capture renders the page first: on a loaded machine that once took over the 20 s
-        # the other calls get, after every check had passed. The picture is a by-product.
-        self.ws.settimeout(90)
+        # A capture waits for a frame, and a tab in the background may never draw one: bring
+        # it to the front first (a capture of bob's page behind alice's once waited 90 s).
+        self.call("Page.bringToFront")
         data = self.call("Page.captureScreenshot", format="png")["data"]
-        self.ws.settimeout(20)
         with open(path, "wb") as f:
             f.write(base64.b64decode(data))
 
@@ -279,7 +278,7 @@ def test_browser_demo_shows_ticks_badges_and_privacy_live(tmp_path):
         alice.wait("document.getElementById('threads').dataset.count === '0'", "alice's thread badge to clear")
         bob.wait_for(lambda: bob.tick("in the thread"), "read", "alice's thread read reached bob")
 
-        # alice mutes the channel: bob's next message is unread in it (the badge greyed, 🔕) and
+        # alice mutes the channel: bob's next message is unread in it (the badge greyed, "muted") and
         # out of her total over all her channels.
         alice.eval("const m = document.getElementById('muted'); m.checked = true; m.dispatchEvent(new Event('change')); true")
         alice.wait("document.body.dataset.muted === 'true'", "the mute to be confirmed")
