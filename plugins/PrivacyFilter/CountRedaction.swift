@@ -22,9 +22,16 @@ public enum CountRedaction {
 
     /// The new `data` of `event` (its bytes), or `nil` when nothing of
     /// `policy` is redacted in it: pass the event on unchanged then.
-    public static func redact(_ event: [UInt8], policy: PrivacyPolicy) throws(JSONError) -> [UInt8]? {
-        guard contains(event, marker) else { return nil }
-        guard case .object(var fields)? = try JSONParser.parse(event)["data"],
+    public static func redact(_ event: [UInt8], policy: PrivacyPolicy) throws(EventValidationError) -> [UInt8]? {
+        guard contains(event, marker), let range = try EventValidator.scanEnvelope(event).dataRange else { return nil }
+        // The data alone: the envelope goes on as it is (``PluginOutput/pass(_:data:)``).
+        let data: JSONValue
+        do {
+            data = try JSONParser.parse(Array(event[range]))
+        } catch {
+            throw EventValidationError(code: .badJSON, message: "data: \(error)")
+        }
+        guard case .object(var fields) = data,
             let at = fields.firstIndex(where: { $0.key == "redacted" }),
             case .object(var redacted) = fields[at].value,
             let shown = redacted.firstIndex(where: { $0.key == policy.countKey })
