@@ -27,7 +27,7 @@ extension ChaosRound {
             let loggedBytes = records.reduce(0) { $0 + $1.event.count + $1.topic.utf8.count + $1.source.utf8.count + $1.id.utf8.count }
             bound = BrokerMemoryBound(readyBytes: ready, loggedBytes: loggedBytes, records: records.count)
         }
-        if let bound, let peak = peakResident, let violation = bound.check(peakBytes: Int(peak * 1_048_576)) {
+        if let bound, let peakBytes, let violation = bound.check(peakBytes: peakBytes) {
             violations.append(violation)
         }
         if !violations.isEmpty {
@@ -46,6 +46,6 @@ extension ChaosRound {
             recovery: recovery, note: note, tornRecords: tornRecords,
             attachments: history.observer.attachments, redelivered: history.observer.redelivered,
             violations: violations, directory: directory.path, seconds: clock.seconds,
-            confirmP99: confirmP99(), peakResident: peakResident, memoryBound: bound.map { Double($0.bytes) / 1_048_576 })
+            confirmP99: confirmP99(), peakResident: peakBytes.map { Double($0) / 1_048_576 }, memoryBound: bound.map { Double($0.bytes) / 1_048_576 })
     }
 }

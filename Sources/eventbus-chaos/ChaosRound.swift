@@ -27,8 +27,8 @@ final class ChaosRound {
     var tornRecords: Int?
     /// How long `eventbus up` took to exit after its disk started failing.
     var stopSeconds: Double?
-    /// ``peakResidentMegabytes()`` just before the round's end.
-    var peakResident: Double?
+    /// `eventbus up`'s peak resident bytes (`VmHWM`, its last run) just before the round's end.
+    var peakBytes: Int?
     /// `eventbus up`'s resident bytes when its last run became ready.
     var readyResident: Int?
 
@@ -111,11 +111,6 @@ final class ChaosRound {
         readyResident = upStatus("VmRSS")
     }
 
-    /// The peak resident memory of `eventbus up` (its last run), in MiB: `VmHWM`.
-    func peakResidentMegabytes() -> Double? {
-        upStatus("VmHWM").map { Double($0) / 1_048_576 }
-    }
-
     /// A figure of `eventbus up`'s (last run's) /proc status, in bytes (`VmRSS`, `VmHWM`).
     func upStatus(_ field: String) -> Int? {
         up.process.flatMap { try? ProcessStatus.bytes(field, of: $0.processIdentifier) }
@@ -146,7 +141,7 @@ final class ChaosRound {
         try await awaitCaughtUp()
         let queries = try await askQueries()
         try await observer.stop()
-        peakResident = peakResidentMegabytes()
+        peakBytes = upStatus("VmHWM")
         let status = try await up.terminate()
         guard status == 0 else { throw ChaosRunError("eventbus up exited with \(status) on SIGTERM") }
         return try check(setupConfirms: setupConfirms, queries: queries, recovery: recovery)
