@@ -90,15 +90,20 @@ function addMessage(m) {
   return message;
 }
 
-// Every own message up to `id` (inclusive) reached `state` by another user: in the channel, or
-// with `parent`, in that message's thread (a thread has watermarks of its own).
+// Whether a watermark of the channel (no `parent`) or of `parent`'s thread passes over
+// `message`: a thread has watermarks of its own.
+function inScope(message, parent) {
+  return parent ? message.parent === parent : message.shown;
+}
+
+// Every own message up to `id` (inclusive) reached `state` by another user, in the channel or
+// in `parent`'s thread.
 function upTo(id, user, state, parent) {
   if (user === me) return;
   const limit = messages.get(id);
   if (!limit) return;
   for (const message of messages.values()) {
-    const inScope = parent ? message.parent === parent : message.shown;
-    if (inScope && message.order <= limit.order) setState(message, state);
+    if (inScope(message, parent) && message.order <= limit.order) setState(message, state);
   }
 }
 
@@ -162,8 +167,9 @@ async function onEvent(frame) {
       const limit = messages.get(data.last_read_message_id);
       if (limit && data.user_id !== me) {
         for (const message of messages.values()) {
-          const inScope = data.parent_id ? message.parent === data.parent_id : message.shown;
-          if (message.user_id === me && inScope && message.order <= limit.order) await refreshReceipts(message);
+          if (message.user_id === me && inScope(message, data.parent_id) && message.order <= limit.order) {
+            await refreshReceipts(message);
+          }
         }
       }
       break;
