@@ -45,7 +45,7 @@ struct MutantCommand: AsyncParsableCommand {
         // read by a publisher before the fsync ends, as on a slow or busy disk.
         if mutant == .confirmBeforeFsync { settings.fsyncDelayMicroseconds = 20_000 }
         print("eventbus-chaos mutant \(mutant.rawValue): up to \(rounds) rounds of \"\(mutant.fault)\" from seed \(seed), "
-            + "until the checker reports \"\(mutant.caughtAs)…\"")
+            + "until the checker reports a violation of \(mutant.rule)")
         var seed = self.seed
         var tried = 0
         var drawn = 0
@@ -59,9 +59,9 @@ struct MutantCommand: AsyncParsableCommand {
             guard plan.fault.kind.hasPrefix(mutant.fault), plan.atMilliseconds <= 1_000 else { continue }
             tried += 1
             let report = try await ChaosRound(plan: plan, settings: settings).run()
-            let caught = report.violations.filter { "\($0)".hasPrefix(mutant.caughtAs) }
+            let caught = report.violations.filter { Self.breaks($0, mutant) }
             print("round \(tried) seed \(plan.seed) \(plan.fault)" + (report.note.map { " (\($0))" } ?? "")
-                + ": \(report.confirmed) confirmed, \(report.violations.count) violations, \(caught.count) of them \"\(mutant.caughtAs)…\"")
+                + ": \(report.confirmed) confirmed, \(report.violations.count) violations, \(caught.count) of \(mutant.rule)")
             ChaosRound.unmount(URL(fileURLWithPath: report.directory))
             try? FileManager.default.removeItem(atPath: report.directory)
             if let first = caught.first {
@@ -72,5 +72,16 @@ struct MutantCommand: AsyncParsableCommand {
         }
         print("mutant \(mutant.rawValue) was NOT caught in \(rounds) rounds: the checker misses what it breaks")
         throw ExitCode(1)
+    }
+
+    /// Whether `violation` is of the rule `mutant` breaks.
+    static func breaks(_ violation: Violation, _ mutant: Mutant) -> Bool {
+        switch (mutant, violation) {
+        case (.confirmBeforeFsync, .confirmedEventMissing), (.dedupWindowZero, .duplicateIdentity),
+            (.reducerSkipsWatermark, .outDiffers):
+            true
+        default:
+            false
+        }
     }
 }

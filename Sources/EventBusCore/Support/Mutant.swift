@@ -19,13 +19,12 @@ public enum Mutant: String, Sendable, CaseIterable {
     /// watermark skips a move.
     case reducerSkipsWatermark = "reducer-skips-watermark"
 
-    /// The rule of the campaign's checker each one breaks first (``description`` of the
-    /// violation starts with it).
-    public var caughtAs: String {
+    /// The rule of the campaign's checker it breaks, as docs/reliability.md words it.
+    public var rule: String {
         switch self {
-        case .confirmBeforeFsync: "confirmed event"
-        case .dedupWindowZero: "duplicate:"
-        case .reducerSkipsWatermark: "out differs from the model"
+        case .confirmBeforeFsync: "rule 2, a confirmed event is in the log"
+        case .dedupWindowZero: "rule 3, nothing twice"
+        case .reducerSkipsWatermark: "rule 4, out is the model's"
         }
     }
 
