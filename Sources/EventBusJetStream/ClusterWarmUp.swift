@@ -17,11 +17,17 @@ enum ClusterWarmUp {
     /// Between two tries.
     static let pause: TimeInterval = 0.25
 
-    /// Whether `error` is an answer a cluster gives while it warms up.
-    static func isTransient(_ error: NATSError) -> Bool { error.isNoPeers || error.isNoResponders }
+    /// Whether `error` is an answer a cluster gives while it warms up. With `timeouts`, a
+    /// request that got no answer in time is one too: a new stream's replicas elect their
+    /// first leader before it answers, and on a cluster whose routes are still forming that
+    /// election can outlast the request (seen in the partition tests' namespaces). Only for
+    /// requests that may safely be made twice, since the first may have gone through.
+    static func isTransient(_ error: NATSError, timeouts: Bool = false) -> Bool {
+        error.isNoPeers || error.isNoResponders || (timeouts && error.isTimeout)
+    }
 
     /// `body`, retried while it fails with a warm-up answer, for up to `wait`.
-    static func retry<T>(_ what: String, wait: Duration = Self.wait, logger: Logger? = nil,
+    static func retry<T>(_ what: String, wait: Duration = Self.wait, timeouts: Bool = false, logger: Logger? = nil,
                          _ body: () throws(NATSError) -> T) throws(NATSError) -> T {
         let clock = ContinuousClock()
         let deadline = clock.now + wait
@@ -29,7 +35,7 @@ enum ClusterWarmUp {
         while true {
             do {
                 return try body()
-            } catch where isTransient(error) && clock.now < deadline {
+            } catch where isTransient(error, timeouts: timeouts) && clock.now < deadline {
                 if !told {
                     told = true
                     logger?.info("the cluster is not ready for this yet; retrying", metadata: [

@@ -13,8 +13,12 @@ public struct GatewayConfig: Sendable, Equatable {
     public var replicas: Int
     /// JetStream's duplicate window: the broker keeps identities 10 minutes.
     public var duplicateWindow: Duration
-    /// How long a PUB waits for JetStream's acks before it is answered `busy`.
+    /// How long a REQ waits for its reply, and a JetStream API call for its answer.
     public var requestTimeout: Duration
+    /// How long a PUB's batch waits for JetStream's ack before it is answered `busy`: the
+    /// longest a publisher waits through a stream leader's election before it sends again
+    /// (a resend is deduplicated), so shorter than ``requestTimeout``.
+    public var publishTimeout: Duration
     /// How long JetStream waits for a consumer's ack before delivering the message again.
     public var ackWait: Duration
     public var maxEventBytes: Int
@@ -34,7 +38,7 @@ public struct GatewayConfig: Sendable, Equatable {
 
     public init(servers: [String], commandEndpoint: String = WireProtocol.defaultCommandEndpoint,
                 pipeline: [String] = [], replicas: Int? = nil, duplicateWindow: Duration = .seconds(600),
-                requestTimeout: Duration = .seconds(5), ackWait: Duration = .seconds(30),
+                requestTimeout: Duration = .seconds(5), publishTimeout: Duration = .seconds(2), ackWait: Duration = .seconds(30),
                 maxEventBytes: Int = WireProtocol.defaultMaxEventBytes, maxEventsInFlight: Int = 4_000,
                 connectionName: String = "eventbus-gateway", orderFence: Duration = .seconds(30)) {
         self.servers = servers
@@ -43,6 +47,7 @@ public struct GatewayConfig: Sendable, Equatable {
         self.replicas = replicas ?? (servers.count >= 3 ? 3 : 1)
         self.duplicateWindow = duplicateWindow
         self.requestTimeout = requestTimeout
+        self.publishTimeout = publishTimeout
         self.ackWait = ackWait
         self.maxEventBytes = maxEventBytes
         self.maxEventsInFlight = maxEventsInFlight

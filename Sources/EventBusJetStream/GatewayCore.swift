@@ -70,7 +70,7 @@ final class GatewayCore {
         self.config = config
         self.logger = logger
         self.services = Set(config.services)
-        self.publisher = OrderedPublisher(timeout: config.requestTimeout, fenceDuration: config.orderFence)
+        self.publisher = OrderedPublisher(timeout: config.publishTimeout, fenceDuration: config.orderFence)
         do {
             connection = try Connection(ConnectOptions(
                 servers: config.servers, name: config.connectionName, timeout: .seconds(2),
@@ -80,7 +80,7 @@ final class GatewayCore {
         }
         do {
             jetStream = try JetStream(connection: connection, options: JetStreamOptions(
-                requestTimeout: config.requestTimeout, asyncAckTimeout: config.requestTimeout,
+                requestTimeout: config.requestTimeout, asyncAckTimeout: config.publishTimeout,
                 maxPendingAsync: config.maxEventsInFlight + WireProtocol.maxBatchEvents))
         } catch {
             throw .unreachable(servers: config.servers, error)
@@ -121,7 +121,9 @@ final class GatewayCore {
     static func ensureStream(_ stream: StageStream, config: GatewayConfig, jetStream: JetStream,
                              logger: Logger) throws(GatewayError) {
         do {
-            let info = try jetStream.streamInfo(stream.name)
+            let info = try ClusterWarmUp.retry("stream info \(stream.name)", wait: config.peerWait, timeouts: true, logger: logger) {
+                () throws(NATSError) in try jetStream.streamInfo(stream.name)
+            }
             if info.config.replicas != config.replicas {
                 logger.warning("stream exists with another replica count; used as it is", metadata: [
                     "nats.stream": "\(stream.name)", "nats.replicas": "\(info.config.replicas)",
@@ -133,7 +135,11 @@ final class GatewayCore {
             throw .streamUnavailable(stream: stream.name, servers: config.servers, error)
         }
         do {
-            if try jetStream.allowAtomicPublish(stream: stream.name) {
+            let changed = try ClusterWarmUp.retry("allow atomic batches on \(stream.name)", wait: config.peerWait, timeouts: true,
+                                                  logger: logger) { () throws(NATSError) in
+                try jetStream.allowAtomicPublish(stream: stream.name)
+            }
+            if changed {
                 logger.info("stream accepts atomic batches now", metadata: ["nats.stream": "\(stream.name)"])
             }
         } catch {
@@ -142,15 +148,21 @@ final class GatewayCore {
     }
 
     /// Adds the stage's stream. A cluster that just started may not know all its peers are
-    /// up yet ("no suitable peers for placement"): such answers are retried for up to
-    /// `config.peerWait` (``ClusterWarmUp``), the others fail at once.
+    /// up yet ("no suitable peers for placement"), or answer only after the new stream's
+    /// first election: such answers, and timeouts, are retried for up to `config.peerWait`
+    /// (``ClusterWarmUp``; adding a stream again with the same configuration is harmless),
+    /// the others fail at once.
     static func addStream(_ stream: StageStream, config: GatewayConfig, jetStream: JetStream,
                           logger: Logger) throws(GatewayError) {
         do {
-            try ClusterWarmUp.retry("add stream \(stream.name)", wait: config.peerWait, logger: logger) { () throws(NATSError) in
+            try ClusterWarmUp.retry("add stream \(stream.name)", wait: config.peerWait, timeouts: true, logger: logger) { () throws(NATSError) in
                 try jetStream.addStream(stream.config(replicas: config.replicas, duplicateWindow: config.duplicateWindow))
             }
             logger.info("stream created", metadata: ["nats.stream": "\(stream.name)", "nats.replicas": "\(config.replicas)"])
+        } catch where error.isStreamNameInUse {
+            // Another gateway starting beside this one made it (and may have changed it since:
+            // atomic batches allowed): used as it is.
+            logger.info("stream made meanwhile by another gateway", metadata: ["nats.stream": "\(stream.name)"])
         } catch {
             throw .streamUnavailable(stream: stream.name, servers: config.servers, error)
         }

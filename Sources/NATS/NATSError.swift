@@ -51,6 +51,9 @@ public struct NATSError: Error, Sendable, Equatable, CustomStringConvertible {
         status == NATS_NOT_FOUND.rawValue
             || jetStreamCode == Int(JSStreamNotFoundErr.rawValue) || jetStreamCode == Int(JSConsumerNotFoundErr.rawValue)
     }
+    /// `true` when a stream of that name exists with another configuration
+    /// (`JSStreamNameExistErr`, 10058): made meanwhile by someone else.
+    public var isStreamNameInUse: Bool { jetStreamCode == Int(JSStreamNameExistErr.rawValue) }
     /// `true` when no server of the list could be reached (`NATS_NO_SERVER`).
     public var isNoServer: Bool { status == NATS_NO_SERVER.rawValue }
     /// `true` when nobody listens on the subject (`NATS_NO_RESPONDERS`): for JetStream, no

@@ -15,7 +15,7 @@ struct GatewayCommand: AsyncParsableCommand {
         discussion: """
             Each stage is a JetStream stream (EVENTBUS_<stage>, subject eventbus.<stage>); an event's \
             Nats-Msg-Id is its (stage, source, id); the OK carries each event's stream sequence once JetStream \
-            acked it, and busy when it did not within --request-timeout-ms. See docs/scale-out.md.
+            acked it, and busy when it did not within --publish-timeout-ms. See docs/scale-out.md.
             """)
 
     @Option(help: ArgumentHelp("The cluster: nats://h1:4222,h2:4222,h3:4222 (a host without a port gets 4222).",
@@ -33,8 +33,13 @@ struct GatewayCommand: AsyncParsableCommand {
                                valueName: "N"))
     var replicas: Int?
 
-    @Option(help: ArgumentHelp("How long a PUB waits for JetStream's acks before it is answered busy.", valueName: "N"))
+    @Option(help: ArgumentHelp("How long a REQ waits for its reply, and a JetStream API call for its answer.", valueName: "N"))
     var requestTimeoutMs: Int = 5_000
+
+    @Option(help: ArgumentHelp(
+        "How long a PUB waits for JetStream's ack before it is answered busy (and sent again by its client): the wait "
+            + "through a stream leader's election.", valueName: "N"))
+    var publishTimeoutMs: Int = 2_000
 
     @Option(help: ArgumentHelp("JetStream's dedup window for (stage, source, id).", valueName: "SECONDS"))
     var dedupWindow: Int = 600
@@ -54,6 +59,7 @@ struct GatewayCommand: AsyncParsableCommand {
     func validate() throws {
         if let replicas, !(1...5).contains(replicas) { throw ValidationError("--replicas must be 1 to 5") }
         if requestTimeoutMs <= 0 { throw ValidationError("--request-timeout-ms must be positive") }
+        if publishTimeoutMs <= 0 { throw ValidationError("--publish-timeout-ms must be positive") }
         if dedupWindow <= 0 { throw ValidationError("--dedup-window must be positive") }
         if ackWait <= 0 { throw ValidationError("--ack-wait must be positive") }
         if maxEventBytes <= 0 { throw ValidationError("--max-event-bytes must be positive") }
@@ -71,7 +77,8 @@ struct GatewayCommand: AsyncParsableCommand {
             let config = GatewayConfig(
                 servers: try GatewayConfig.servers(backend: backend), commandEndpoint: BindPolicy.bindable(endpoint),
                 pipeline: stages, replicas: replicas, duplicateWindow: .seconds(dedupWindow),
-                requestTimeout: .milliseconds(requestTimeoutMs), ackWait: .seconds(ackWait), maxEventBytes: maxEventBytes)
+                requestTimeout: .milliseconds(requestTimeoutMs), publishTimeout: .milliseconds(publishTimeoutMs),
+                ackWait: .seconds(ackWait), maxEventBytes: maxEventBytes)
             gateway = try Gateway(config: config, logger: logger)
         } catch {
             throw Output.fail("gateway: \(error)")

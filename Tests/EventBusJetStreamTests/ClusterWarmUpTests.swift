@@ -36,6 +36,21 @@ import Testing
         #expect(tries.withLock { $0 } == 1)
     }
 
+    /// A stream's creation that got no answer in time (its first election outlasted the
+    /// request) is asked again when the caller says the request is safe to repeat.
+    @Test func timeoutsAreRetriedOnlyWhenAskedFor() throws {
+        let tries = Mutex(0)
+        let value = try ClusterWarmUp.retry("test", wait: .seconds(30), timeouts: true) { () throws(NATSError) -> Int in
+            let n = tries.withLock { $0 += 1; return $0 }
+            if n == 1 { throw Self.timeout }
+            return 7
+        }
+        #expect(value == 7)
+        #expect(tries.withLock { $0 } == 2)
+        #expect(!ClusterWarmUp.isTransient(Self.timeout))
+        #expect(ClusterWarmUp.isTransient(Self.timeout, timeouts: true))
+    }
+
     @Test func aClusterThatNeverWarmsUpIsReportedAfterTheWait() {
         #expect(throws: Self.noResponders) {
             try ClusterWarmUp.retry("test", wait: .zero) { () throws(NATSError) -> Int in throw Self.noResponders }
