@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs what building and testing need, only when it is missing:
-#   libzmq3-dev and pkg-config (Debian), and with --test also curl, tcpdump, chromium and
-#   spin (Debian: docs/integration.md's curl lines, the CURVE wire test, the browser demo's
-#   headless test, formal/check.sh) and pyzmq, pytest, websocket-client, mypy, setuptools
-#   and wheel (PyPI; the last three for clients/python's tests).
+#   libzmq3-dev and pkg-config (Debian), and with --test also curl, tcpdump, chromium, spin
+#   and iproute2 (Debian: docs/integration.md's curl lines, the CURVE wire test, the browser
+#   demo's headless test, formal/check.sh, PartitionTests' ip netns) and pyzmq, pytest,
+#   websocket-client, mypy, setuptools and wheel (PyPI; the last three for clients/python's tests).
 set -euo pipefail
 need=()
 pkg-config --exists libzmq 2>/dev/null || need+=(libzmq3-dev)
@@ -17,6 +17,7 @@ if [ "${1:-}" = "--test" ]; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
   command -v spin >/dev/null 2>&1 || need+=(spin)  # formal/check.sh (its pan needs gcc)
   command -v gcc >/dev/null 2>&1 || need+=(gcc)
+  command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || need+=(iproute2)  # PartitionTests' network namespaces
 fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing ${need[*]} (apt-get)" >&2

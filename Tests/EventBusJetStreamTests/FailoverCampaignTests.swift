@@ -33,6 +33,9 @@ struct FailoverCampaignTests {
         var recovered: ContinuousClock.Instant?
         var outAtKill: UInt64 = 0
         var node: String?
+        /// For a leader kill: when `in` first had another leader (polled every 100 ms), to
+        /// tell nats-server's election from the gateway's part of the stall.
+        var elected: ContinuousClock.Instant?
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {
@@ -151,7 +154,15 @@ struct FailoverCampaignTests {
                         lastAnswer = clock.now
                     }
 
-                    // A reducer has recovered once `out` grows again (polled every 100 ms).
+                    // A leader kill's election is over once `in` has another leader, and a
+                    // reducer has recovered once `out` grows again (polled every 100 ms).
+                    if lastPoll.duration(to: clock.now) > .milliseconds(100),
+                       let index = injected.indices.last, injected[index].fault == .streamLeader, injected[index].elected == nil {
+                        lastPoll = clock.now
+                        if let leader = try? jetStream.streamInfo(inStream).leader, leader != injected[index].node {
+                            injected[index].elected = clock.now
+                        }
+                    }
                     if lastPoll.duration(to: clock.now) > .milliseconds(100),
                        injected.contains(where: { $0.fault == .reducer && $0.recovered == nil }) {
                         lastPoll = clock.now
@@ -212,6 +223,7 @@ struct FailoverCampaignTests {
                     logger.notice("fault injected", metadata: [
                         "test.round": "\(number / Fault.allCases.count + 1)", "test.fault": "\(fault.fault.rawValue)",
                         "test.stall_ms": "\(stall.map { "\(Self.milliseconds($0))" } ?? "not recovered")",
+                        "test.election_ms": "\(fault.elected.map { "\(Self.milliseconds(fault.at.duration(to: $0)))" } ?? "-")",
                     ])
                 }
                 let upText = (try? String(contentsOfFile: upLog, encoding: .utf8)) ?? ""
