@@ -58,6 +58,7 @@ struct FailoverCampaignTests {
             let ids = try events.map { try EventValidator.scanEnvelope($0).id }
 
             let (up, upLog) = try await UpOnJetStreamTests.startUp(urls: test.urls, directory: directory, data: directory + "/data", run: 1)
+            var faultedOut: [(id: String, event: [UInt8])] = []
             try await UpOnJetStreamTests().awaitingStop(up) {
                 let endpoint = "ipc://\(directory)/publisher-gateway.sock"
                 let arguments = ["--backend", test.urls.joined(separator: ","), "--endpoint", endpoint, "--log-level", "error"]
@@ -266,10 +267,9 @@ struct FailoverCampaignTests {
                 }
                 // What a consumer of `out` is given: no private type (the channel.created passed
                 // on), no query or reply (ConsumeRequest.delivers).
-                let stored = try failover.readAll(outStream, jetStream: jetStream, durable: "campaign-out-stream") { envelope in
-                    envelope.id != "receipt-reducer:1:0" && envelope.type != EventType.query.rawValue
-                        && envelope.type != EventType.reply.rawValue && EventType(rawValue: envelope.type)?.isPrivate != true
-                }
+                faultedOut = try failover.readAllEvents(outStream, jetStream: jetStream, durable: "campaign-out-stream",
+                                                        including: Self.deliveredFromOut)
+                let stored = faultedOut.map(\.id)
                 if let difference = SequenceDifference(expected: expected, actual: stored) {
                     keepLogs = true
                     Issue.record("""
@@ -285,6 +285,57 @@ struct FailoverCampaignTests {
                 kill(gateway.processIdentifier, SIGTERM)
                 try GatewayProcessTests.reap(gateway)
             }
+
+            // The same events through a bus no fault touched write the same `out`, byte for byte.
+            let clean = try await Self.faultFreeOut(events)
+            let difference = SequenceDifference(expected: clean.map(\.id), actual: faultedOut.map(\.id))
+            #expect(difference == nil, "out differs from a fault-free run's: \(difference.map { "\($0)" } ?? "")")
+            if difference == nil, let index = clean.indices.first(where: { clean[$0].event != faultedOut[$0].event }) {
+                Issue.record("""
+                    out's event \(index) (\(clean[index].id)) differs from a fault-free run's: \
+                    \(String(decoding: faultedOut[index].event, as: UTF8.self)) vs \(String(decoding: clean[index].event, as: UTF8.self))
+                    """)
+            }
+            logger.notice("compared with a fault-free run", metadata: ["bus.out_events": "\(clean.count)"])
         }
+    }
+
+    /// What a consumer of `out` is given: no private type (the channel.created passed on), no
+    /// query or reply (ConsumeRequest.delivers).
+    static func deliveredFromOut(_ envelope: EnvelopeFields) -> Bool {
+        envelope.id != "receipt-reducer:1:0" && envelope.type != EventType.query.rawValue
+            && envelope.type != EventType.reply.rawValue && EventType(rawValue: envelope.type)?.isPrivate != true
+    }
+
+    /// `out` of a fresh three-node cluster and `eventbus up --backend` given `events` in PUBs of
+    /// 40, one at a time, with no fault: read once the reducer has acked the last event.
+    static func faultFreeOut(_ events: [[UInt8]]) async throws -> [(id: String, event: [UInt8])] {
+        let test = try TestCluster(nodes: 3)
+        let directory = test.directory + "-clean"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (up, _) = try await UpOnJetStreamTests.startUp(urls: test.urls, directory: directory, data: directory + "/data", run: 1)
+        var out: [(id: String, event: [UInt8])] = []
+        try await UpOnJetStreamTests().awaitingStop(up) {
+            let client = try BusClient(options: BusClientOptions(endpoint: "ipc://\(directory)/command.sock", requestTimeout: .seconds(30)))
+            defer { client.close() }
+            for start in stride(from: 0, to: events.count, by: 40) {
+                _ = try await client.publish(Array(events[start..<min(events.count, start + 40)]))
+            }
+            let admin = try Connection(ConnectOptions(servers: test.urls))
+            defer { admin.close() }
+            let jetStream = try JetStream(connection: admin, options: JetStreamOptions(requestTimeout: .seconds(2)))
+            var ackFloor: UInt64 = 0
+            var patience = Patience(.seconds(60))
+            while ackFloor < UInt64(events.count), patience.allowsAnotherLook() {
+                let info = try? jetStream.consumerInfo(stream: StageStream(stage: "in").name, durable: DurableName.make("receipt-reducer"))
+                ackFloor = info?.ackFloorStreamSequence ?? ackFloor
+                if ackFloor < UInt64(events.count) { try await Task.sleep(for: .milliseconds(100)) }  // a poll interval
+            }
+            #expect(ackFloor == UInt64(events.count), "the fault-free reducer acked \(ackFloor) of \(events.count)")
+            out = try FailoverTests().readAllEvents(StageStream(stage: "out").name, jetStream: jetStream, durable: "clean-out",
+                                                    including: deliveredFromOut)
+        }
+        return out
     }
 }

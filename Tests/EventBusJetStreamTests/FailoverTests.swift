@@ -109,6 +109,12 @@ import ZeroMQ
     /// events `including` keeps, when given.
     func readAll(_ stream: String, jetStream: JetStream, durable: String,
                  including: (EnvelopeFields) -> Bool = { _ in true }) throws -> [String] {
+        try readAllEvents(stream, jetStream: jetStream, durable: durable, including: including).map { $0.id }
+    }
+
+    /// Every message's event, in stream order, with its envelope; only those `including` keeps.
+    func readAllEvents(_ stream: String, jetStream: JetStream, durable: String,
+                       including: (EnvelopeFields) -> Bool = { _ in true }) throws -> [(id: String, event: [UInt8])] {
         // Right after a leader change the consumer's creation may time out: asked again.
         var made: PullConsumer?
         for _ in 0..<10 where made == nil {
@@ -117,7 +123,7 @@ import ZeroMQ
         }
         let consumer = try #require(made)
         let last = try jetStream.streamInfo(stream).lastSequence
-        var ids: [String] = []
+        var events: [(id: String, event: [UInt8])] = []
         var read: UInt64 = 0, empty = 0
         while read < last && empty < 20 {
             let messages = try consumer.fetch(batch: 500, timeout: .seconds(1))
@@ -125,10 +131,10 @@ import ZeroMQ
             for message in messages {
                 read += 1
                 let envelope = try EventValidator.scanEnvelope(message.payload)
-                if including(envelope) { ids.append(envelope.id) }
+                if including(envelope) { events.append((envelope.id, message.payload)) }
                 try message.ack()
             }
         }
-        return ids
+        return events
     }
 }
