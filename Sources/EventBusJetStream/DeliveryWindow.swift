@@ -53,6 +53,9 @@ public struct DeliveryWindow<Handle: Sendable>: Sendable {
     public var count: Int { inFlight.count }
     /// The SEQs in flight, oldest first.
     public var seqs: [UInt64] { inFlight.map(\.seq) }
+    /// The handles of the EVTs in flight, oldest first: to keep them from JetStream's
+    /// redelivery while the client holds them.
+    public var handles: [Handle] { inFlight.map(\.handle) }
 
     /// The JetStream consumer is ready and delivers from `first`; `made` when it was made
     /// for this attachment (or made again after a gap), false when an existing one was

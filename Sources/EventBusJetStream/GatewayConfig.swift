@@ -19,7 +19,9 @@ public struct GatewayConfig: Sendable, Equatable {
     /// longest a publisher waits through a stream leader's election before it sends again
     /// (a resend is deduplicated), so shorter than ``requestTimeout``.
     public var publishTimeout: Duration
-    /// How long JetStream waits for a consumer's ack before delivering the message again.
+    /// How long JetStream waits for a consumer's ack before delivering the message again:
+    /// how soon the events a dead gateway had sent come back. The EVTs a live gateway's
+    /// clients hold are marked in progress every third of it.
     public var ackWait: Duration
     public var maxEventBytes: Int
     /// Events published and not acked at most; the gateway reads no command meanwhile.
@@ -38,7 +40,7 @@ public struct GatewayConfig: Sendable, Equatable {
 
     public init(servers: [String], commandEndpoint: String = WireProtocol.defaultCommandEndpoint,
                 pipeline: [String] = [], replicas: Int? = nil, duplicateWindow: Duration = .seconds(600),
-                requestTimeout: Duration = .seconds(5), publishTimeout: Duration = .seconds(2), ackWait: Duration = .seconds(30),
+                requestTimeout: Duration = .seconds(5), publishTimeout: Duration = .seconds(2), ackWait: Duration = .seconds(5),
                 maxEventBytes: Int = WireProtocol.defaultMaxEventBytes, maxEventsInFlight: Int = 4_000,
                 connectionName: String = "eventbus-gateway", orderFence: Duration = .seconds(30)) {
         self.servers = servers

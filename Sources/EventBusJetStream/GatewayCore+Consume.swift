@@ -47,6 +47,24 @@ extension GatewayCore {
         attachment.worker.release(acked.count)
     }
 
+    /// JetStream delivers again what a consumer left unacked for its ack wait (`--ack-wait`,
+    /// 5 s). That is how the events a dead gateway had sent come back to the consumer's next
+    /// attachment, so the wait is short; the EVTs a live gateway's clients hold are marked
+    /// in progress every third of it, so that JetStream waits on for them however long the
+    /// client takes.
+    func keepHeldAlive() {
+        guard lastKeepAlive.duration(to: clock.now) >= config.ackWait / 3 else { return }
+        lastKeepAlive = clock.now
+        for attachment in consumers.values where attachment.confirmed {
+            for message in attachment.window.handles {
+                do { try message.inProgress() } catch {
+                    logger.warning("JetStream in-progress failed; the event may come again", metadata: ["error.type": "\(error)"])
+                    break
+                }
+            }
+        }
+    }
+
     /// CANCEL NAME: stops delivery; what was in flight comes again at the next CONSUME.
     func handleCancel(_ message: CommandMessage) throws(BusError) {
         guard !message.arguments.isEmpty else { throw BusError(.badFrame, "CANCEL: frame 3 (NAME) is missing") }

@@ -31,6 +31,7 @@ extension GatewayCore {
     func tick() {
         perform(publisher.tick(now: clock.now))
         if !requests.isEmpty { expireRequests() }
+        keepHeldAlive()
     }
 
     private func perform(_ actions: [OrderedPublisher.Action]) {

@@ -34,6 +34,8 @@ final class GatewayCore {
     let clock = ContinuousClock()
     /// The services a REQ may name: configured, plus those declared in HELLO here.
     var services: Set<String>
+    /// When the EVTs held by clients were last marked in progress (``keepHeldAlive()``).
+    var lastKeepAlive = ContinuousClock.now
     /// REQs waiting for their answer, by token (`<batchPrefix>.<n>`).
     var requests: [String: PendingRequest] = [:]
     var requestCounter: UInt64 = 0

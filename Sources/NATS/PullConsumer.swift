@@ -53,6 +53,8 @@ public struct ConsumerInfo: Sendable, Equatable {
     public var ackPending: Int
     /// Messages of the stream the consumer has not delivered yet.
     public var pending: UInt64
+    /// Messages delivered more than once (their ack wait ran out, or a nak).
+    public var redelivered: Int
 
     init(_ native: UnsafeMutablePointer<jsConsumerInfo>) {
         let info = native.pointee
@@ -62,6 +64,7 @@ public struct ConsumerInfo: Sendable, Equatable {
         deliveredStreamSequence = info.Delivered.Stream
         ackPending = Int(info.NumAckPending)
         pending = info.NumPending
+        redelivered = Int(info.NumRedelivered)
     }
 }
 

@@ -44,8 +44,10 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("JetStream's dedup window for (stage, source, id).", valueName: "SECONDS"))
     var dedupWindow: Int = 600
 
-    @Option(help: ArgumentHelp("How long JetStream waits for a consumer's ACK before delivering again.", valueName: "SECONDS"))
-    var ackWait: Int = 30
+    @Option(help: ArgumentHelp(
+        "How long JetStream waits for a consumer's ACK before delivering again: how soon what a dead gateway had sent "
+            + "comes back (the EVTs a live gateway's clients hold are kept from it).", valueName: "SECONDS"))
+    var ackWait: Int = 5
 
     @Option(help: ArgumentHelp("The largest event in bytes.", valueName: "N"))
     var maxEventBytes: Int = WireProtocol.defaultMaxEventBytes

@@ -1,0 +1,80 @@
+import EventBus
+import EventBusJetStream
+import EventBusTesting
+import Foundation
+import NATS
+import Testing
+
+/// The ack wait is short (5 s by default), so that what a dead gateway had sent comes back
+/// soon to the consumer's next attachment; the EVTs a live gateway's client holds are kept
+/// from redelivery however long the client takes (marked in progress every third of it).
+@Suite(.serialized) struct AckWaitTests {
+    @Test func eventsAClientHoldsAreNotRedeliveredWhileItsGatewayLives() async throws {
+        try await withDeadline(.seconds(120)) {
+            let test = try TestCluster(nodes: 1)
+            let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*", ackWait: .seconds(1)))
+            defer { running.stop() }
+            let client = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30)))
+            defer { client.close() }
+            #expect(try await client.publish((1...3).map { GatewayTests.event("h\($0)") }) == [1, 2, 3])
+            let consumer = try await client.consume(name: "slow", start: .earliest, credit: 10, prefixes: ["in/"])
+            var seqs: [UInt64] = []
+            for try await delivery in consumer {
+                seqs.append(delivery.seq)
+                if seqs.count == 3 { break }
+            }
+            // Held unacked for four ack waits.
+            try await Task.sleep(for: .seconds(4))
+            let connection = try Connection(ConnectOptions(servers: test.urls, allowReconnect: false))
+            defer { connection.close() }
+            let info = try JetStream(connection: connection).consumerInfo(stream: StageStream(stage: "in").name,
+                                                                          durable: DurableName.make("slow"))
+            #expect(info.redelivered == 0, "JetStream redelivered \(info.redelivered) events the client still held")
+            #expect(info.ackPending == 3)
+            consumer.ack(3)
+            try await consumer.cancel()
+        }
+    }
+
+    @Test func whatADeadGatewayHadSentComesBackWithinTheAckWait() async throws {
+        try await withDeadline(.seconds(120)) {
+            let test = try TestCluster(nodes: 1)
+            let directory = test.directory
+            let arguments = ["--backend", test.urls.joined(separator: ","), "--log-level", "warning"]
+            let first = try GatewayProcessTests.gateway(arguments + ["--endpoint", "ipc://\(directory)/first.sock"])
+            defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
+            let publisher = try BusClient(options: BusClientOptions(endpoint: "ipc://\(directory)/first.sock", requestTimeout: .seconds(30)))
+            defer { publisher.close() }
+            #expect(try await publisher.publish((1...3).map { GatewayTests.event("d\($0)") }) == [1, 2, 3])
+            let consumer = try await publisher.consume(name: "mover", start: .earliest, credit: 10, prefixes: ["in/"])
+            var seqs: [UInt64] = []
+            for try await delivery in consumer {
+                seqs.append(delivery.seq)
+                if seqs.count == 3 { break }
+            }
+            consumer.ack(1)
+            try await Task.sleep(for: .milliseconds(500))  // the ACK reaches JetStream
+            kill(first.processIdentifier, SIGKILL)
+            try GatewayProcessTests.reap(first)
+
+            // Another gateway; the consumer resumes there and gets 2 and 3 again once the ack
+            // wait (5 s by default) has run out, not after the 30 s it was.
+            let second = try GatewayProcessTests.gateway(arguments + ["--endpoint", "ipc://\(directory)/second.sock"])
+            defer { if second.isRunning { kill(second.processIdentifier, SIGKILL) } }
+            let client = try BusClient(options: BusClientOptions(endpoint: "ipc://\(directory)/second.sock", requestTimeout: .seconds(30)))
+            defer { client.close() }
+            let clock = ContinuousClock()
+            let start = clock.now
+            let resumed = try await client.consume(name: "mover", start: .resume, credit: 10, prefixes: ["in/"])
+            var again: [UInt64] = []
+            for try await delivery in resumed {
+                again.append(delivery.seq)
+                if again.count == 2 { break }
+            }
+            let waited = clock.now - start
+            #expect(again == [2, 3])
+            #expect(waited < .seconds(20), "the dead gateway's events came back after \(waited)")
+            resumed.ack(3)
+        }
+    }
+}
