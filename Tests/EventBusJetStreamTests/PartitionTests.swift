@@ -86,8 +86,13 @@ import ZeroMQ
             majorityIDs += ids
         }
         order["a"] = majorityIDs
-        let newLeader = try jetStream.streamInfo(stream).leader
-        #expect(newLeader != leaderName, "the cut-off \(leaderName) still leads \(stream)")
+        // Asked on the majority's side: the cut-off leader may still think it leads (until it
+        // sees it lost its quorum), and the hub reaches it.
+        let majorityURL = bus.url(majority)
+        let majoritySide = try lab.inHub { try Connection(ConnectOptions(servers: [majorityURL], allowReconnect: false)) }
+        let newLeader = try JetStream(connection: majoritySide, options: JetStreamOptions(requestTimeout: .seconds(2))).streamInfo(stream).leader
+        majoritySide.close()
+        #expect(newLeader != leaderName, "the cut-off \(leaderName) still leads \(stream) as \(majorityURL) sees it")
         for batch in 1...4 { try minorityPublishes(batch) }
 
         try lab.heal()
