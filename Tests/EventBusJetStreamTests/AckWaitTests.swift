@@ -23,12 +23,18 @@ import Testing
                 seqs.append(delivery.seq)
                 if seqs.count == 3 { break }
             }
-            // Held unacked for four ack waits.
-            try await Task.sleep(for: .seconds(4))
+            // Held unacked for four ack waits, JetStream's count of redeliveries looked at
+            // all along.
             let connection = try Connection(ConnectOptions(servers: test.urls, allowReconnect: false))
             defer { connection.close() }
-            let info = try JetStream(connection: connection).consumerInfo(stream: StageStream(stage: "in").name,
-                                                                          durable: DurableName.make("slow"))
+            let jetStream = try JetStream(connection: connection)
+            let clock = ContinuousClock()
+            let held = clock.now
+            var info = try jetStream.consumerInfo(stream: StageStream(stage: "in").name, durable: DurableName.make("slow"))
+            while clock.now - held < .seconds(4) && info.redelivered == 0 {
+                try await Task.sleep(for: .milliseconds(200))  // a poll interval
+                info = try jetStream.consumerInfo(stream: StageStream(stage: "in").name, durable: DurableName.make("slow"))
+            }
             #expect(info.redelivered == 0, "JetStream redelivered \(info.redelivered) events the client still held")
             #expect(info.ackPending == 3)
             consumer.ack(3)
@@ -53,7 +59,15 @@ import Testing
                 if seqs.count == 3 { break }
             }
             consumer.ack(1)
-            try await Task.sleep(for: .milliseconds(500))  // the ACK reaches JetStream
+            let connection = try Connection(ConnectOptions(servers: test.urls, allowReconnect: false))
+            defer { connection.close() }
+            let jetStream = try JetStream(connection: connection)
+            var patience = Patience(.seconds(10))
+            while try jetStream.consumerInfo(stream: StageStream(stage: "in").name, durable: DurableName.make("mover"))
+                .ackFloorStreamSequence < 1 {
+                guard patience.allowsAnotherLook() else { throw TestFailure("the ACK of SEQ 1 never reached JetStream") }
+                try await Task.sleep(for: .milliseconds(50))  // a poll interval
+            }
             kill(first.processIdentifier, SIGKILL)
             try GatewayProcessTests.reap(first)
 

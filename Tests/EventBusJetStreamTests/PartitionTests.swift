@@ -150,7 +150,7 @@ import ZeroMQ
             case .refused(let code):
                 #expect(code == "busy", "\(ids[0])… answered \(code)")
                 guard clock.now < end else { throw TestFailure("\(ids[0])… not confirmed within \(deadline)") }
-                Thread.sleep(forTimeInterval: 0.05)  // a resend interval
+                Thread.sleep(forTimeInterval: 0.05)  // a poll interval between resends
             }
         }
     }
