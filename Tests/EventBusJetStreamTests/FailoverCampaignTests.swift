@@ -31,7 +31,8 @@ struct FailoverCampaignTests {
         let fault: Fault
         let at: ContinuousClock.Instant
         var recovered: ContinuousClock.Instant?
-        var outAtKill: UInt64 = 0
+        /// For a reducer kill: its consumer's ack floor on `in` then.
+        var ackFloorAtKill: UInt64 = 0
         var node: String?
         /// For a leader kill: when `in` first had another leader (polled every 100 ms), to
         /// tell nats-server's election from the gateway's part of the stall.
@@ -74,6 +75,11 @@ struct FailoverCampaignTests {
                 defer { admin.close() }
                 let jetStream = try JetStream(connection: admin, options: JetStreamOptions(requestTimeout: .seconds(2)))
                 let inStream = StageStream(stage: "in").name, outStream = StageStream(stage: "out").name
+                /// How far the reducer has acked `in`: a restarted reducer has recovered once it
+                /// moves again (the script's `out` grows too seldom to tell).
+                func reducerAckFloor() -> UInt64? {
+                    try? jetStream.consumerInfo(stream: inStream, durable: DurableName.make("receipt-reducer")).ackFloorStreamSequence
+                }
 
                 // PUBs of 40, eight in flight. A PUB answered busy goes again before any PUB not
                 // sent yet. The gateway keeps a connection's order only while it lives: when the
@@ -167,9 +173,9 @@ struct FailoverCampaignTests {
                     if lastPoll.duration(to: clock.now) > .milliseconds(100),
                        injected.contains(where: { $0.fault == .reducer && $0.recovered == nil }) {
                         lastPoll = clock.now
-                        if let info = try? jetStream.streamInfo(outStream) {
+                        if let floor = reducerAckFloor() {
                             for index in injected.indices where injected[index].fault == .reducer && injected[index].recovered == nil
-                                && info.lastSequence > injected[index].outAtKill {
+                                && floor > injected[index].ackFloorAtKill {
                                 injected[index].recovered = clock.now
                             }
                         }
@@ -193,7 +199,14 @@ struct FailoverCampaignTests {
                             gateway = try startGateway()
                             lastGatewayStart = clock.now
                         case .reducer:
-                            fault.outAtKill = try jetStream.streamInfo(outStream).lastSequence
+                            // Asked again for up to 10 s: an API call may time out while a leader changes.
+                            var floor = reducerAckFloor()
+                            var asking = Patience(.seconds(10))
+                            while floor == nil && asking.allowsAnotherLook() {
+                                try await Task.sleep(for: .milliseconds(100))  // a poll interval
+                                floor = reducerAckFloor()
+                            }
+                            fault.ackFloorAtKill = try #require(floor, "the reducer's consumer on in did not answer")
                             // It may be between two lives (the supervisor restarts it after a
                             // lost lease or connection): looked for again for up to 30 s.
                             var pid = UpOnJetStreamTests.child(named: "receipt-reducer", of: up.processIdentifier)
@@ -208,12 +221,12 @@ struct FailoverCampaignTests {
                     }
                 }
                 #expect(injected.count == faults.count)
-                // A reducer killed near the end recovers after the publish: `out` polled on.
+                // A reducer killed near the end recovers after the publish: its ack floor polled on.
                 var patience = Patience(.seconds(60))
                 while injected.contains(where: { $0.recovered == nil && $0.fault == .reducer }), patience.allowsAnotherLook() {
-                    if let info = try? jetStream.streamInfo(outStream) {
+                    if let floor = reducerAckFloor() {
                         for index in injected.indices where injected[index].fault == .reducer && injected[index].recovered == nil
-                            && info.lastSequence > injected[index].outAtKill {
+                            && floor > injected[index].ackFloorAtKill {
                             injected[index].recovered = clock.now
                         }
                     }
