@@ -25,10 +25,7 @@ extension ReceiptReducer {
             if senderRecord.readPosition >= position { readCount -= 1 }
             if senderRecord.deliveredPosition >= position { deliveredCount -= 1 }
         }
-        // The full counts (every receipt event's) hide nobody: no look for the hidden, no allocation.
-        let hidden = visibility.read == .shown && visibility.delivery == .shown
-            ? (read: 0, readFrom: 0, delivery: 0, deliveredFrom: 0, any: 0)
-            : hiddenMembers(channel, visibility, sender: sender, position: position)
+        let hidden = hiddenMembers(channel, visibility, sender: sender, position: position)
         return (others, readCount - hidden.readFrom, deliveredCount - hidden.deliveredFrom, hidden)
     }
 

@@ -95,6 +95,9 @@ extension ReceiptReducer {
     func hiddenMembers(_ channel: ChannelState, _ visibility: Visibility, sender: UInt32?, position: Int32 = 0)
         -> (read: Int, readFrom: Int, delivery: Int, deliveredFrom: Int, any: Int)
     {
+        // A view that shows everything hides nobody (every receipt event's full counts): no
+        // look at the members, no allocation.
+        if visibility.read == .shown && visibility.delivery == .shown { return (0, 0, 0, 0, 0) }
         // Members who joined at or after the message count for it in nothing.
         let since: Int32? = sender == nil ? nil : position
         func late(_ joins: [Int32]) -> Int {
