@@ -268,16 +268,8 @@ struct FailoverCampaignTests {
                 // from the stream itself first (bounded by its last sequence, and named when it
                 // differs), then through the reducer's gateway as a client reads it.
                 let expected = try UpOnJetStreamTests.fold(events).ids
-                // The reducer has handled the whole input once its consumer's ack floor is at the
-                // last event (polled for up to a minute): `out` holds all it will then. A floor that
-                // stays below names the first event the reducer never acked.
-                var ackFloor: UInt64 = 0
-                var caughtUp = Patience(.seconds(60))
-                while ackFloor < UInt64(events.count), caughtUp.allowsAnotherLook() {
-                    let info = try? jetStream.consumerInfo(stream: inStream, durable: DurableName.make("receipt-reducer"))
-                    ackFloor = info?.ackFloorStreamSequence ?? ackFloor
-                    if ackFloor < UInt64(events.count) { try await Task.sleep(for: .milliseconds(100)) }  // a poll interval
-                }
+                // Once the reducer has handled the whole input, `out` holds all it will.
+                let ackFloor = try await Self.reducerAckFloor(reaching: UInt64(events.count), jetStream: jetStream)
                 // What a consumer of `out` is given: no private type (the channel.created passed
                 // on), no query or reply (ConsumeRequest.delivers).
                 faultedOut = try failover.readAllEvents(outStream, jetStream: jetStream, durable: "campaign-out-stream",
@@ -313,6 +305,20 @@ struct FailoverCampaignTests {
         }
     }
 
+    /// The reducer's ack floor on `in`, polled for up to a minute until it reaches `last`: the
+    /// reducer has then handled the whole input, and `out` holds all it will. A floor that
+    /// stays below names the first event the reducer never acked.
+    static func reducerAckFloor(reaching last: UInt64, jetStream: JetStream) async throws -> UInt64 {
+        var ackFloor: UInt64 = 0
+        var patience = Patience(.seconds(60))
+        while ackFloor < last, patience.allowsAnotherLook() {
+            let info = try? jetStream.consumerInfo(stream: StageStream(stage: "in").name, durable: DurableName.make("receipt-reducer"))
+            ackFloor = info?.ackFloorStreamSequence ?? ackFloor
+            if ackFloor < last { try await Task.sleep(for: .milliseconds(100)) }  // a poll interval
+        }
+        return ackFloor
+    }
+
     /// What a consumer of `out` is given: no private type (the channel.created passed on), no
     /// query or reply (ConsumeRequest.delivers).
     static func deliveredFromOut(_ envelope: EnvelopeFields) -> Bool {
@@ -338,13 +344,7 @@ struct FailoverCampaignTests {
             let admin = try Connection(ConnectOptions(servers: test.urls))
             defer { admin.close() }
             let jetStream = try JetStream(connection: admin, options: JetStreamOptions(requestTimeout: .seconds(2)))
-            var ackFloor: UInt64 = 0
-            var patience = Patience(.seconds(60))
-            while ackFloor < UInt64(events.count), patience.allowsAnotherLook() {
-                let info = try? jetStream.consumerInfo(stream: StageStream(stage: "in").name, durable: DurableName.make("receipt-reducer"))
-                ackFloor = info?.ackFloorStreamSequence ?? ackFloor
-                if ackFloor < UInt64(events.count) { try await Task.sleep(for: .milliseconds(100)) }  // a poll interval
-            }
+            let ackFloor = try await reducerAckFloor(reaching: UInt64(events.count), jetStream: jetStream)
             #expect(ackFloor == UInt64(events.count), "the fault-free reducer acked \(ackFloor) of \(events.count)")
             out = try FailoverTests().readAllEvents(StageStream(stage: "out").name, jetStream: jetStream, durable: "clean-out",
                                                     including: deliveredFromOut)

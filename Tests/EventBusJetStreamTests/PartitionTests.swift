@@ -209,26 +209,14 @@ final class LabBus: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// Polls each server from the hub until JetStream answers "not found" for a stream that
-    /// does not exist: only a JetStream with a meta leader does.
+    /// Polls each server from the hub (`LocalCluster.probe`, as `cluster up` waits) until
+    /// JetStream has a meta leader on every one.
     static func waitForMetaLeader(lab: NetworkLab, urls: [String]) throws {
         let deadline = Date().addingTimeInterval(60)
         var pending = urls
         while !pending.isEmpty {
             pending = try lab.inHub { [pending] in
-                pending.filter { url in
-                    do {
-                        let connection = try Connection(ConnectOptions(servers: [url], timeout: .milliseconds(500), allowReconnect: false))
-                        defer { connection.close() }
-                        let js = try JetStream(connection: connection, options: JetStreamOptions(requestTimeout: .seconds(1)))
-                        _ = try js.streamInfo("EVENTBUS_LEADER_PROBE")
-                        return false
-                    } catch let error as NATSError where error.isNotFound {
-                        return false
-                    } catch {
-                        return true
-                    }
-                }
+                pending.filter { url in (try? LocalCluster.probe(url)) == nil }
             }
             guard Date() < deadline else { throw TestFailure("no JetStream meta leader on \(pending) within 60 s") }
             if !pending.isEmpty { Thread.sleep(forTimeInterval: 0.2) }  // a poll interval
