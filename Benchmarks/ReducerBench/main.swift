@@ -68,6 +68,36 @@ func runBench() throws {
     let messageBytes = Double(residentBytes() - beforeMessages) / 1_000_000
     print("RESULT mode=memory per_message_bytes=\(Int(messageBytes))")
 
+    // Memory per (channel, member) that read more than once: 100 channels of 1,000 members,
+    // three messages an hour apart, every member acking the delivery of the first, reading it a minute later,
+    // then the same for the second and the third, each member at its own times. Each such member keeps the
+    // history of both watermarks' moves (docs/events.md rule 13).
+    /// 03:10:00.000 of the bench's day plus `milliseconds` (under 20 hours).
+    func at(_ milliseconds: Int) -> String {
+        let t = 11_400_000 + milliseconds
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let ms = t % 1_000
+        return "2026-11-22T\(two(t / 3_600_000)):\(two(t / 60_000 % 60)):\(two(t / 1_000 % 60)).\(ms < 10 ? "00" : ms < 100 ? "0" : "")\(ms)Z"
+    }
+    var active = ReceiptReducer()
+    let beforeActive = residentBytes()
+    for c in 0..<100 {
+        let cid = "messaging:a\(c)"
+        _ = active.apply(input(.channelCreated(cid: cid, members: ["sender"] + (0..<1_000).map { "user-\($0)" })))
+        for m in 0..<3 {
+            _ = active.apply(input(.messageNew(cid: cid, message: NewMessage(id: "a\(c)-\(m)", userID: "sender", createdAt: time))))
+        }
+        for m in 0..<3 {
+            for u in 0..<1_000 {
+                let id = "a\(c)-\(m)", delivered = m * 3_600_000 + u * 37
+                _ = active.apply(input(.messageDelivered(cid: cid, userID: "user-\(u)", messageID: id, deliveredAt: at(delivered))))
+                _ = active.apply(input(.messageRead(cid: cid, userID: "user-\(u)", messageID: id, readAt: at(delivered + 60_000))))
+            }
+        }
+    }
+    let activeBytes = Double(residentBytes() - beforeActive) / 100_000
+    print("RESULT mode=memory per_active_member_bytes=\(Int(activeBytes))")
+
     if CommandLine.arguments.dropFirst().first == "memory" { return }
 
     // (Full runs only.) Memory under retention (docs/events.md rule 25): 10,000,000 messages
@@ -97,25 +127,6 @@ func runBench() throws {
             + "retention_idle_unread=\(idle) retention_seconds=\(String(format: "%.1f", seconds))")
     }
 
-    // (Full runs only.) Memory per (channel, member) that read more than once: 100 channels of 1,000 members,
-    // three messages each, every member reading the first, then the second, then the third.
-    // Each such member keeps the history of its watermark's moves (docs/events.md rule 13).
-    var active = ReceiptReducer()
-    let beforeActive = residentBytes()
-    for c in 0..<100 {
-        let cid = "messaging:a\(c)"
-        _ = active.apply(input(.channelCreated(cid: cid, members: ["sender"] + (0..<1_000).map { "user-\($0)" })))
-        for m in 0..<3 {
-            _ = active.apply(input(.messageNew(cid: cid, message: NewMessage(id: "a\(c)-\(m)", userID: "sender", createdAt: time))))
-        }
-        for m in 0..<3 {
-            for u in 0..<1_000 {
-                _ = active.apply(input(.messageRead(cid: cid, userID: "user-\(u)", messageID: "a\(c)-\(m)", readAt: time)))
-            }
-        }
-    }
-    let activeBytes = Double(residentBytes() - beforeActive) / 100_000
-    print("RESULT mode=memory per_active_member_bytes=\(Int(activeBytes))")
 
     // Queries in a channel of 100,000 members with reads spread over 1,000 messages.
     var big = ReceiptReducer()

@@ -4,7 +4,9 @@ import Testing
 
 /// The reducer's memory goals (docs/performance.md: ≤ 100 bytes per (channel, member),
 /// ≤ 48 per retained message) measured, not computed: `eventbus-reducer-bench memory`
-/// builds 200,000 member states and 1,000,000 messages in a process of its own, with
+/// builds 200,000 member states, 100,000 more whose watermarks each moved six times
+/// (three deliveries and three reads, so each keeps a history) and 1,000,000 messages
+/// in a process of its own, with
 /// the allocator setting `eventbus up` gives its plugins, and reports the growth of its
 /// resident memory per item.
 @Suite struct MemoryBudgetProcessTests {
@@ -20,8 +22,10 @@ import Testing
                 .flatMap { Int($0.output[1].substring ?? "") }
         }
         let member = try #require(figure("per_member_bytes"), "no per_member_bytes in: \(result.standardOutput)")
+        let active = try #require(figure("per_active_member_bytes"), "no per_active_member_bytes in: \(result.standardOutput)")
         let message = try #require(figure("per_message_bytes"), "no per_message_bytes in: \(result.standardOutput)")
         #expect(member > 0 && member <= 100, "\(member) resident bytes per (channel, member)")
+        #expect(active > 0 && active <= 100, "\(active) resident bytes per (channel, member) that read three times")
         #expect(message > 0 && message <= 48, "\(message) resident bytes per retained message")
     }
 }

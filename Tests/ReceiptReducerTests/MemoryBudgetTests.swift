@@ -7,13 +7,13 @@ import Testing
 /// ≤ 48 bytes per retained message (ids of up to 15 UTF-8 bytes are stored
 /// inline in their `String`; longer ones add their bytes on the heap).
 @Suite struct MemoryBudgetTests {
-    /// Bytes per (channel, member): the record, its slot-map entry (dictionary at
-    /// ≤ 75 % load), its reader-list slot and member-order entries (chunks ≥ half
+    /// Bytes per (channel, member): the record, its slot-index entry (4 bytes at
+    /// ≥ 37.5 % load), its reader-list slot and member-order entries (chunks ≥ half
     /// full), the user's channel list entry, and for a member who joined after a
     /// message their late-join entry.
     static var bytesPerMember: Int {
         let record = MemoryLayout<MemberState>.stride
-        let slotEntry = (MemoryLayout<UInt32>.stride + MemoryLayout<Int32>.stride) * 4 / 3 + 1
+        let slotEntry = MemoryLayout<Int32>.stride * 8 / 3
         let readerEntry = MemoryLayout<Int32>.stride * 2
         let orderEntry = MemoryLayout<UInt32>.stride * 2
         let channelListEntry = MemoryLayout<Int32>.stride
@@ -28,24 +28,26 @@ import Testing
             + MemoryLayout<Int32>.stride * 3 + MemoryLayout<Int32>.stride
     }
 
-    /// 48 bytes: the watermarks, times, stamp, settings and when the member joined.
+    /// 40 bytes: the watermarks, times, stamp, settings, when the member joined
+    /// and where their history is.
     @Test func memberStateFitsTheBudget() {
-        #expect(MemoryLayout<MemberState>.stride == 48)
+        #expect(MemoryLayout<MemberState>.stride == 40)
         #expect(Self.bytesPerMember <= 100, "\(Self.bytesPerMember) bytes per member")
     }
 
     /// When the watermarks passed the messages: nothing for a member who moved
-    /// forward once, 80 bytes (and a table entry) for one with more to remember
-    /// (docs/events.md "Lists").
-    @Test func aWatermarkHistoryIsEightyBytes() {
-        #expect(MemoryLayout<Crossings>.stride == 40)
-        #expect(MemoryLayout<WatermarkHistory>.stride == 80)
+    /// forward once, 24 bytes for one with more to remember (docs/events.md
+    /// "Lists"), within the budget with the rest.
+    @Test func aWatermarkHistoryIsTwentyFourBytes() {
+        #expect(MemoryLayout<CompactHistory>.stride == 24)
+        let active = Self.bytesPerMember + MemoryLayout<CompactHistory>.stride
+        #expect(active <= 100, "\(active) bytes per member with a history")
     }
 
     /// Thread state exists only for threads: nothing in the per-member or
     /// per-message records, 152 bytes a participant (docs/events.md "thread_state").
     @Test func threadsAddNothingToMembersOrMessages() {
-        #expect(MemoryLayout<MemberState>.stride == 48)
+        #expect(MemoryLayout<MemberState>.stride == 40)
         #expect(MemoryLayout<ThreadMember>.stride == 152)
     }
 

@@ -27,7 +27,7 @@ extension ReceiptReducer {
         }
         let user = intern(userID)
         guard join(ci, user, time: timeCode(nil, input)) else { return [] }
-        return [countsEvent(.addedToChannel, cid: cid, user: user, ci: ci, slot: channels[ci].slots[user])]
+        return [countsEvent(.addedToChannel, cid: cid, user: user, ci: ci, slot: channels[ci].slot(of: user))]
     }
 
     /// `member.removed`: tells the former member's devices their new totals
@@ -290,7 +290,7 @@ extension ReceiptReducer {
             let order = userChannels[Int(user)].sorted { channels[Int($0)].cid < channels[Int($1)].cid }
             for ci in order.map({ Int($0) }) {
                 // userChannels lists only channels where the user has a current slot.
-                let slot = channels[ci].slots[user]!
+                let slot = channels[ci].slot(of: user)!
                 guard !isBanned(user, ci) else { continue }
                 if let channelEvent = moveRead(ci, slot, user, to: channels[ci].latest, time: time, seq: input.seq).channelEvent {
                     outputs.append(channelEvent)
@@ -340,7 +340,7 @@ extension ReceiptReducer {
         userFlags[Int(user)] = new
         for ci in userChannels[Int(user)] {
             // userChannels lists only channels where the user has a current slot.
-            let slot = channels[Int(ci)].slots[user]!
+            let slot = channels[Int(ci)].slot(of: user)!
             channels[Int(ci)].changeFlags(slot: slot, from: old, to: new)
         }
         return []

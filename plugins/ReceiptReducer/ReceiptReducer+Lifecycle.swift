@@ -113,7 +113,7 @@ extension ReceiptReducer {
         if hard {
             // Every record, the channels they had left too: O(channels), for a rare event.
             for ci in channels.indices {
-                guard let slot = channels[ci].slots[user], !channels[ci].members[Int(slot)].erased else { continue }
+                guard let slot = channels[ci].slot(of: user), !channels[ci].members[Int(slot)].erased else { continue }
                 channels[ci].erase(slot: slot)
             }
         }

@@ -235,7 +235,7 @@ extension ReceiptReducer {
         var last: UInt32?
         while written < page.pageSize, let user = order.member(at: index) {
             // The order holds current members only, and every current member has a slot.
-            let record = channel.members[Int(channel.slots[user]!)]
+            let record = channel.members[Int(channel.slot(of: user)!)]
             writeMember(&writer, channel, record, visibility)
             written += 1
             last = user
@@ -263,7 +263,7 @@ extension ReceiptReducer {
             // The viewer sees their own read watermark (rule 18), everyone else the public ones.
             var read = (position: record.readPosition, time: record.readTime)
             let viewer = record.user == visibility.viewer
-            let slot = channel.slots[record.user]!
+            let slot = channel.slot(of: record.user)!
             if viewer {
                 let own = channel.ownWatermarks(slot)
                 read = (own.readPosition, own.readTime)
@@ -294,7 +294,7 @@ extension ReceiptReducer {
             for ci in userChannels[Int(user)] {
                 let channel = channels[Int(ci)]
                 // userChannels lists only channels where the user has a slot.
-                let slot = channel.slots[user]!
+                let slot = channel.slot(of: user)!
                 let record = channel.members[Int(slot)]
                 // The user's own read watermark (rule 18): their badge's.
                 let own = channel.ownWatermarks(slot)
@@ -551,7 +551,7 @@ extension ReceiptReducer {
             var last: UInt32?
             while written < known ?? .max, let user = order.member(at: index) {
                 // The order holds current members only, and every current member has a slot.
-                let slot = channel.slots[user]!
+                let slot = channel.slot(of: user)!
                 if listed(slot) {
                     if written == request.pageSize {
                         nextCursor = last.map { MemberCursor(userID: users[Int($0)]).text }
@@ -581,7 +581,7 @@ extension ReceiptReducer {
         writer.key("last_read"); writeOptional(&writer, times.decode(record.readTime))
         writer.key("read_at")
         // A reader has a slot, and their watermark passed the message (they are listed as its reader).
-        let passed = channel.slots[record.user].flatMap { channel.passed(position, slot: $0, read: true) }
+        let passed = channel.slot(of: record.user).flatMap { channel.passed(position, slot: $0, read: true) }
         writeOptional(&writer, passed.flatMap { times.decode($0) })
         writer.endObject()
     }

@@ -123,8 +123,9 @@ extension ReceiptReducer {
             }
         }
         for channel in channels {
-            w.uint(UInt64(channel.histories.count))
-            for (slot, history) in channel.histories.sorted(by: { $0.key < $1.key }) {
+            let histories = channel.storedHistories
+            w.uint(UInt64(histories.count))
+            for (slot, history) in histories {
                 w.uint(UInt64(slot))
                 Self.encode(history, &w)
             }
@@ -397,7 +398,7 @@ extension ReceiptReducer {
                 guard history != WatermarkHistory(implied: record) else {
                     throw SnapshotError("\(cid): a history the record implies at slot \(slot)")
                 }
-                channels[ci].histories[Int32(slot)] = history
+                channels[ci].store(history, slot: Int32(slot))
             }
         }
     }
@@ -572,6 +573,7 @@ extension ReceiptReducer {
         }
         channel.rebuildMessageCounts()
         var current: [Int32] = []
+        var loadedStamps: [UInt64] = []
         for _ in 0..<(try r.count("members")) {
             let user = try r.uint()
             let read = try r.int()
@@ -589,14 +591,20 @@ extension ReceiptReducer {
             let record = MemberState(
                 user: UInt32(user), readPosition: Int32(read), deliveredPosition: Int32(delivered),
                 isMember: isMember == 1, readTime: readTime, deliveredTime: deliveredTime, joinedAt: Int32(joinedAt),
-                readStamp: Int64(stamp))
-            guard channel.slots[record.user] == nil else { throw SnapshotError("\(cid): duplicate member") }
-            channel.slots[record.user] = Int32(channel.members.count)
+                readStamp: 0)
+            loadedStamps.append(stamp)
+            guard channel.slot(of: record.user) == nil else { throw SnapshotError("\(cid): duplicate member") }
+            channel.slots.insert(Int32(channel.members.count), user: record.user, members: channel.members)
             if record.isMember {
                 channel.memberCount += 1
                 current.append(Int32(channel.members.count))
             }
             channel.members.append(record)
+        }
+        // A record keeps 32 bits of stamp: larger ones (64 bits in the snapshot) are ranked, in their order.
+        let ranked = loadedStamps.allSatisfy { $0 <= UInt64(UInt32.max) } ? nil : loadedStamps.sorted()
+        for (slot, stamp) in loadedStamps.enumerated() {
+            channel.members[slot].readStamp = Int64(ranked.map { ChannelState.lowerBound($0, stamp) } ?? Int(stamp))
         }
         channel.rebuildMemberCounts()
         if version < 3 { restamp(&channel.members, users) }

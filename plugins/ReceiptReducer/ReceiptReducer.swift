@@ -277,7 +277,7 @@ public struct ReceiptReducer: Sendable {
         guard let ci = channelIndex[cid], let user = userIndex[userID] else { return nil }
         let channel = channels[Int(ci)]
         // An erased record (a hard-deleted user's) is no record.
-        guard let slot = channel.slots[user], !channel.members[Int(slot)].erased else { return nil }
+        guard let slot = channel.slot(of: user), !channel.members[Int(slot)].erased else { return nil }
         return (channel, slot)
     }
 
@@ -287,7 +287,7 @@ public struct ReceiptReducer: Sendable {
         for ci in userChannels[Int(user)] {
             // userChannels lists only channels where the user has a current slot.
             // (`channels[ci]` each time: a local copy would retain every array of the channel.)
-            let slot = channels[Int(ci)].slots[user]!
+            let slot = channels[Int(ci)].slot(of: user)!
             let record = channels[Int(ci)].members[Int(slot)]
             guard record.countUnread != .off, !record.hidden else { continue }
             let mentions = channels[Int(ci)].unreadMentions(slot)

@@ -67,10 +67,10 @@ extension ChannelState {
     mutating func erase(slot: Int32) {
         precondition(!members[Int(slot)].isMember, "only a removed member's record is erased")
         let record = members[Int(slot)]
+        histories.remove(for: &members[Int(slot)], slot: slot)
         members[Int(slot)] = MemberState(
             user: record.user, readPosition: -1, deliveredPosition: -1, isMember: false, readTime: TimeTable.none,
             deliveredTime: TimeTable.none, joinedAt: -1, erased: true, readStamp: record.readStamp)
-        histories[slot] = nil
         own[slot] = nil
         floors[slot] = nil
     }

@@ -165,7 +165,9 @@ extension ChannelState {
             return moved.isEmpty ? nil : moved
         }
 
-        // Members.
+        // Members. Their histories are kept relative to their watermarks: taken out before these move.
+        let histories = storedHistories
+        for (slot, _) in histories { self.histories.remove(for: &members[Int(slot)], slot: slot) }
         for slot in members.indices {
             members[slot].readPosition = map(members[slot].readPosition)
             members[slot].deliveredPosition = map(members[slot].deliveredPosition)
@@ -180,7 +182,7 @@ extension ChannelState {
         for (slot, var history) in histories {
             history.read.forget(oldest: k)
             history.delivered.forget(oldest: k)
-            histories[slot] = history == WatermarkHistory(implied: members[Int(slot)]) ? nil : history
+            store(history, slot: slot)
         }
         for (slot, var watermarks) in own {
             watermarks.readPosition = map(watermarks.readPosition)

@@ -56,11 +56,11 @@ extension ChannelState {
     private mutating func join(_ t: Int, _ user: UInt32, at position: Int32, time: Int64) {
         let parent = threads[t].parent
         let passed = position == parent ? Crossings() : Crossings(position: position, time: time)
+        let stamp = takeReadStamp()
         threads[t].participants.append(ThreadMember(
             user: user, readPosition: position, deliveredPosition: position, readTime: time, deliveredTime: time,
-            readStamp: nextReadStamp, joinedAt: position, history: WatermarkHistory(read: passed, delivered: passed),
+            readStamp: stamp, joinedAt: position, history: WatermarkHistory(read: passed, delivered: passed),
             ownRead: position, ownReadTime: time, ownDelivered: position))
-        nextReadStamp += 1
         participation[user, default: []].append(Int32(t))
     }
 
@@ -70,8 +70,8 @@ extension ChannelState {
         threads[t].participants[i].history.read.append(position, time)
         threads[t].participants[i].readPosition = position
         threads[t].participants[i].readTime = time
-        threads[t].participants[i].readStamp = nextReadStamp
-        nextReadStamp += 1
+        let stamp = takeReadStamp()
+        threads[t].participants[i].readStamp = stamp
     }
 
     /// Moves participant `i`'s thread delivered watermark forward.

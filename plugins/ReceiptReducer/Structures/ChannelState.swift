@@ -38,8 +38,8 @@ struct ChannelState: Sendable {
     var mentions: [UInt32: [Int32]] = [:]
     /// Member records by slot (current and removed).
     var members: [MemberState] = []
-    /// User → slot in ``members``.
-    var slots: [UInt32: Int32] = [:]
+    /// User → slot in ``members`` (``slot(of:)``).
+    var slots = SlotIndex()
     /// Current members.
     var memberCount = 0
     /// Current members by read position (element `p + 1`).
@@ -67,11 +67,11 @@ struct ChannelState: Sendable {
     var hiddenReadJoins: [Int32] = []
     var hiddenDeliveryJoins: [Int32] = []
     var hiddenJoins: [Int32] = []
-    /// Slot → when each watermark passed each message, for the records whose
+    /// When each watermark passed each message, for the records whose
     /// crossings are not just their watermarks' last moves (a second move
-    /// forward, or a mark unread): a record without an entry has
-    /// ``WatermarkHistory/init(implied:)``. Members who moved once pay nothing.
-    var histories: [Int32: WatermarkHistory] = [:]
+    /// forward): a record without one has ``WatermarkHistory/init(implied:)``.
+    /// Members who moved once pay nothing.
+    var histories = HistoryStore()
     /// Slot → the member's own watermarks, for the records whose own
     /// watermarks differ from their public ones (``OwnWatermarks``): after a
     /// mark unread, or an ack made while a receipt was hidden.
@@ -173,7 +173,7 @@ struct ChannelState: Sendable {
     }
 
     /// The first index in `sorted` whose element is not less than `value`.
-    static func lowerBound(_ sorted: [Int32], _ value: Int32) -> Int {
+    static func lowerBound<Element: Comparable>(_ sorted: [Element], _ value: Element) -> Int {
         var low = 0
         var high = sorted.count
         while low < high {
@@ -294,7 +294,8 @@ struct ChannelState: Sendable {
     /// their place by read recency), a new one starts at the latest message at
     /// `time`, with the next read stamp. Returns `false` if already a member.
     mutating func addMember(_ user: UInt32, time: Int64, _ users: [String], flags: PrivacyFlags) -> Bool {
-        if let slot = slots[user], !members[Int(slot)].erased {
+        let known = slot(of: user)
+        if let slot = known, !members[Int(slot)].erased {
             guard !members[Int(slot)].isMember else { return false }
             members[Int(slot)].isMember = true
             memberCount += 1
@@ -305,17 +306,16 @@ struct ChannelState: Sendable {
         let startTime = start >= 0 ? time : TimeTable.none
         let record = MemberState(
             user: user, readPosition: start, deliveredPosition: start, isMember: true, readTime: startTime,
-            deliveredTime: startTime, joinedAt: start, readStamp: nextReadStamp)
-        nextReadStamp += 1
+            deliveredTime: startTime, joinedAt: start, readStamp: takeReadStamp())
         // An erased record's slot is taken again, as a new member's.
-        let slot = slots[user] ?? Int32(members.count)
+        let slot = known ?? Int32(members.count)
         if Int(slot) < members.count {
+            histories.remove(for: &members[Int(slot)], slot: slot)
             members[Int(slot)] = record
-            histories[slot] = nil
             own[slot] = nil
             floors[slot] = nil
         } else {
-            slots[user] = slot
+            slots.insert(slot, user: user, members: members)
             members.append(record)
         }
         memberCount += 1
@@ -325,7 +325,7 @@ struct ChannelState: Sendable {
 
     /// Stops counting `user`, keeping their record. Returns `false` if not a member.
     mutating func removeMember(_ user: UInt32, _ users: [String], flags: PrivacyFlags) -> Bool {
-        guard let slot = slots[user], members[Int(slot)].isMember else { return false }
+        guard let slot = slot(of: user), members[Int(slot)].isMember else { return false }
         count(slot: slot, -1, users, flags)
         members[Int(slot)].isMember = false
         _ = setHidden(false, slot: slot)
@@ -333,24 +333,68 @@ struct ChannelState: Sendable {
         return true
     }
 
-    /// The crossings of the record in `slot`.
-    func history(_ slot: Int32) -> WatermarkHistory {
-        histories[slot] ?? WatermarkHistory(implied: members[Int(slot)])
+    /// The slot of `user`'s record, current or not.
+    func slot(of user: UInt32) -> Int32? {
+        slots.slot(of: user, in: members)
     }
 
-    /// Keeps `history` for `slot`, or no entry if the record implies it.
-    private mutating func store(_ history: WatermarkHistory, slot: Int32) {
-        histories[slot] = history == WatermarkHistory(implied: members[Int(slot)]) ? nil : history
+    /// The crossings of the record in `slot`.
+    func history(_ slot: Int32) -> WatermarkHistory {
+        histories.history(of: members[Int(slot)], slot: slot)
     }
+
+    /// Keeps `history` for `slot` (its record's watermarks already moved), or
+    /// nothing if the record implies it.
+    mutating func store(_ history: WatermarkHistory, slot: Int32) {
+        histories.store(history, for: &members[Int(slot)], slot: slot)
+    }
+
+    /// The slots whose records keep a history, with it, by slot (for snapshots).
+    var storedHistories: [(slot: Int32, history: WatermarkHistory)] {
+        members.indices.compactMap { slot in
+            members[slot].history == .none ? nil : (Int32(slot), history(Int32(slot)))
+        }
+    }
+
+    /// The read stamp for the next read watermark move
+    /// (``MemberState/readStamp``). Records keep 32 bits: before the stamps
+    /// run out, every stamp in the channel is renumbered 0, 1, 2, … in its
+    /// order (``renumberReadStamps()``).
+    mutating func takeReadStamp() -> Int64 {
+        if nextReadStamp > Int64(UInt32.max) { renumberReadStamps() }
+        defer { nextReadStamp += 1 }
+        return nextReadStamp
+    }
+
+    /// Gives the channel's read stamps (its records' and its thread
+    /// participants') the numbers 0, 1, 2, … in their order: every order by
+    /// stamp stays, and ``nextReadStamp`` follows the last. O(n log n), once
+    /// in four billion moves. A `message_receipts` cursor given out before
+    /// names a stamp that no longer means the same reader.
+    mutating func renumberReadStamps() {
+        var stamps = members.map(\.readStamp)
+        for thread in threads { stamps += thread.participants.map(\.readStamp) }
+        stamps.sort()
+        func renumbered(_ stamp: Int64) -> Int64 { Int64(Self.lowerBound(stamps, stamp)) }
+        for slot in members.indices { members[slot].readStamp = renumbered(members[slot].readStamp) }
+        for t in threads.indices {
+            for i in threads[t].participants.indices {
+                threads[t].participants[i].readStamp = renumbered(threads[t].participants[i].readStamp)
+            }
+        }
+        nextReadStamp = Int64(stamps.count)
+    }
+
 
     /// The time the read (`read`) or delivered watermark of the record in
     /// `slot` passed the message at `position`, `nil` if it has not.
     func passed(_ position: Int32, slot: Int32, read: Bool) -> Int64? {
         let record = members[Int(slot)]
-        guard let history = histories[slot] else {
+        guard record.history != .none else {
             if read { return record.readPosition >= position ? record.readTime : nil }
             return record.deliveredPosition >= position ? record.deliveredTime : nil
         }
+        let history = histories.history(of: record, slot: slot)
         return (read ? history.read : history.delivered).time(passing: position)
     }
 
@@ -377,8 +421,8 @@ struct ChannelState: Sendable {
         if own.isEmpty || own[slot] == nil { clearOwnFloor(slot) }
         members[Int(slot)].readPosition = position
         members[Int(slot)].readTime = time
-        members[Int(slot)].readStamp = nextReadStamp
-        nextReadStamp += 1
+        let stamp = takeReadStamp()
+        members[Int(slot)].readStamp = stamp
         if old.isMember { readers.insert(slot, members) }
         store(history, slot: slot)
     }
@@ -442,7 +486,7 @@ struct ChannelState: Sendable {
 
     /// The slot of `user` if they are a member now.
     func currentSlot(of user: UInt32) -> Int32? {
-        guard let slot = slots[user], members[Int(slot)].isMember else { return nil }
+        guard let slot = slot(of: user), members[Int(slot)].isMember else { return nil }
         return slot
     }
 }
