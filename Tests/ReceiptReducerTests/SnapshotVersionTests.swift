@@ -232,6 +232,18 @@ import Testing
         }
     }
 
+    /// A record keeps 32 bits of stamp (``MemberState/readStamp``): a snapshot's
+    /// larger stamps load ranked, in their order, and the readers' order stays.
+    @Test func stampsBeyondThirtyTwoBitsLoadRankedInTheirOrder() throws {
+        var records = Self.records
+        let big = UInt64(UInt32.max)
+        for (i, stamp) in [big * 5, 1, big * 3, big * 9, big * 7].enumerated() { records[i].stamp = stamp }
+        let reducer = try ReceiptReducer(snapshot: Self.snapshot(version: 3, records))
+        #expect(reducer.channels[0].members.map(\.readStamp) == [2, 0, 1, 4, 3])
+        #expect(Self.names(try Self.readers(reducer)) == ["bob", "dan", "cat"])  // dan's 9·(2³²-1) after cat's 3·(2³²-1)
+        #expect(reducer.channels[0].nextReadStamp == 5)
+    }
+
     @Test func aVersion3SnapshotWithAStampTwiceIsRejected() {
         var records = Self.records
         for (i, stamp) in [UInt64(0), 1, 2, 2, 4].enumerated() { records[i].stamp = stamp }
