@@ -55,6 +55,22 @@ import Testing
         #expect(text.contains(address), "stderr: \(text)")
     }
 
+    /// A timeout or size of 0 is refused before anything starts, with the option's name.
+    @Test(arguments: ["--publish-timeout-ms", "--request-timeout-ms", "--ack-wait", "--dedup-window", "--max-event-bytes"])
+    func aZeroOptionIsRefusedNamingIt(option: String) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-gw-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = directory.appendingPathComponent("stderr")
+        let process = try Self.gateway(
+            ["--backend", "nats://127.0.0.1:1", "--endpoint", "ipc://\(directory.path)/gw.sock", option, "0"], stderr: log)
+        try Self.reap(process)
+        #expect(process.terminationStatus != 0)
+        let text = try String(contentsOf: log, encoding: .utf8)
+        #expect(text.contains("\(option) must be positive"), "stderr: \(text)")
+        #expect(!text.contains("127.0.0.1:1"), "refused before connecting: \(text)")
+    }
+
     @Test func aGatewayKilledMidPublishLosesNothingItConfirmed() async throws {
         let test = try TestCluster(nodes: 3)
         let endpoint = "ipc://\(test.directory)/gateway.sock"

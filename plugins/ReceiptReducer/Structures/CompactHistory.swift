@@ -32,13 +32,13 @@ struct CompactHistory: Sendable {
     private static func encode(
         _ crossings: Crossings, _ position: Int32, _ time: Int64, into compact: inout CompactHistory, at base: Int
     ) -> Bool {
-        let entries = crossings.entries
-        guard position >= 0 else { return entries.isEmpty }
-        guard var newer = entries.last, newer.position == position, newer.time == time,
-            entries.count - 1 <= older
-        else { return false }
-        for k in 0..<(entries.count - 1) {
-            let entry = entries[entries.count - 2 - k]
+        let count = crossings.count
+        guard position >= 0 else { return count == 0 }
+        guard count >= 1, count - 1 <= older else { return false }
+        var newer = crossings.entry(count - 1)
+        guard newer.position == position, newer.time == time else { return false }
+        for k in 0..<(count - 1) {
+            let entry = crossings.entry(count - 2 - k)
             let step = Int64(newer.position) - Int64(entry.position)
             let (lapse, overflow) = newer.time.subtractingReportingOverflow(entry.time)
             guard (1...Int64(UInt16.max)).contains(step), !overflow, (0...Int64(UInt32.max)).contains(lapse) else {
@@ -53,13 +53,20 @@ struct CompactHistory: Sendable {
 
     private func crossings(_ position: Int32, _ time: Int64, at base: Int) -> Crossings {
         guard position >= 0 else { return Crossings() }
-        var entries = [(position: position, time: time)]
-        for k in 0..<Self.older where steps[base + k] != 0 {
-            let newer = entries[entries.count - 1]
-            entries.append((newer.position - Int32(steps[base + k]), newer.time - Int64(lapses[base + k])))
+        // Oldest first: walk back to the oldest kept crossing, then append forward.
+        var held = 0
+        var oldest = (position: position, time: time)
+        while held < Self.older, steps[base + held] != 0 {
+            oldest = (oldest.position - Int32(steps[base + held]), oldest.time - Int64(lapses[base + held]))
+            held += 1
         }
         var crossings = Crossings()
-        for entry in entries.reversed() { crossings.append(entry.position, entry.time) }
+        crossings.append(oldest.position, oldest.time)
+        var entry = oldest
+        for k in stride(from: held - 1, through: 0, by: -1) {
+            entry = (entry.position + Int32(steps[base + k]), entry.time + Int64(lapses[base + k]))
+            crossings.append(entry.position, entry.time)
+        }
         return crossings
     }
 }

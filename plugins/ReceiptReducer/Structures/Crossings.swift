@@ -38,6 +38,11 @@ struct Crossings: Sendable {
         (0..<count).map { (positions[$0], times[$0]) }
     }
 
+    /// Entry `i` (0 the oldest, below ``count``), without building ``entries``.
+    func entry(_ i: Int) -> (position: Int32, time: Int64) {
+        (positions[i], times[i])
+    }
+
     /// The watermark moved forward to `position` (past every entry) at `time`.
     mutating func append(_ position: Int32, _ time: Int64) {
         if count == Self.capacity {
