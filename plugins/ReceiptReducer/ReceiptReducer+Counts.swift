@@ -11,22 +11,9 @@ extension ReceiptReducer {
     func channelTally(_ channel: ChannelState, _ position: Int32, _ visibility: Visibility)
         -> (others: Int, read: Int, delivered: Int, hidden: (read: Int, readFrom: Int, delivery: Int, deliveredFrom: Int, any: Int))
     {
-        let sender = channel.sender(at: position)
-        // Members who joined at or after the message count for it in nothing (rule 8): all of
-        // them are past it, so they come off the members and the counts alike.
-        let lateJoiners = channel.joined(from: position)
-        let senderRecord = channel.currentSlot(of: sender).flatMap {
-            channel.counts(slot: $0, for: position) ? channel.members[Int($0)] : nil
-        }
-        let others = channel.memberCount - lateJoiners - (senderRecord == nil ? 0 : 1)
-        var readCount = channel.memberCount - channel.reads.prefix(Int(position) + 1) - lateJoiners
-        var deliveredCount = channel.memberCount - channel.delivered.prefix(Int(position) + 1) - lateJoiners
-        if let senderRecord {
-            if senderRecord.readPosition >= position { readCount -= 1 }
-            if senderRecord.deliveredPosition >= position { deliveredCount -= 1 }
-        }
-        let hidden = hiddenMembers(channel, visibility, sender: sender, position: position)
-        return (others, readCount - hidden.readFrom, deliveredCount - hidden.deliveredFrom, hidden)
+        let everyone = channel.counts(at: position)
+        let hidden = hiddenMembers(channel, visibility, sender: channel.sender(at: position), position: position)
+        return (everyone.others, everyone.read - hidden.readFrom, everyone.delivered - hidden.deliveredFrom, hidden)
     }
 
     /// A thread reply's counts over the thread's participants who are members
@@ -52,6 +39,12 @@ extension ReceiptReducer {
         if let t = channels[ci].thread(ofReply: position) {
             let tally = threadTally(channels[ci], t, position, visibility)
             return (tally.readers.count, tally.delivered.count)
+        }
+        // Nobody hidden (every receipt event's full counts): asked of the channel in place, since
+        // passing `channels[ci]` on would copy it (a retain and a release of each of its arrays).
+        if visibility.read == .shown && visibility.delivery == .shown {
+            let everyone = channels[ci].counts(at: position)
+            return (everyone.read, everyone.delivered)
         }
         let tally = channelTally(channels[ci], position, visibility)
         return (tally.read, tally.delivered)

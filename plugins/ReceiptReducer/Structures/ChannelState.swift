@@ -478,6 +478,26 @@ struct ChannelState: Sendable {
         lateJoins.count - Self.lowerBound(lateJoins, position)
     }
 
+    /// The channel message at `position`'s counts over everyone it counts
+    /// for: the current members but its sender and those who joined at or
+    /// after it (rule 8) — how many, and how many of them its read and its
+    /// delivered watermarks passed. O(log n).
+    func counts(at position: Int32) -> (others: Int, read: Int, delivered: Int) {
+        // Members who joined at or after the message count for it in nothing: all of them
+        // are past it, so they come off the members and the counts alike.
+        let lateJoiners = joined(from: position)
+        var others = memberCount - lateJoiners
+        var read = others - reads.prefix(Int(position) + 1)
+        var delivered = others - self.delivered.prefix(Int(position) + 1)
+        if let slot = currentSlot(of: sender(at: position)), counts(slot: slot, for: position) {
+            let record = members[Int(slot)]
+            others -= 1
+            if record.readPosition >= position { read -= 1 }
+            if record.deliveredPosition >= position { delivered -= 1 }
+        }
+        return (others, read, delivered)
+    }
+
     /// Whether the record in `slot` counts for the message at `position`:
     /// they were a member when it came.
     func counts(slot: Int32, for position: Int32) -> Bool {
