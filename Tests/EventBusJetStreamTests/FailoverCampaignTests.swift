@@ -15,7 +15,9 @@ import ZeroMQ
 /// (restarted on the same endpoint) and the reducer's live instance (restarted by the
 /// supervisor). Then every confirmed event is on every node once, in publish order, at
 /// the SEQ it was confirmed with, and `out` is what the pure fold writes for the input.
-/// The stalls are logged (`test.campaign`), never asserted; docs/scale-out.md has them.
+/// The stalls are logged (`test.campaign`), never asserted; docs/scale-out.md has them. Each
+/// gap between two OKs over 3 s is logged with its cause's traces (`long gap between OKs`),
+/// and the logs are kept when one is over 10 s or `EVENTBUS_FAILOVER_KEEP_LOGS` is set.
 /// `EVENTBUS_FAILOVER_ROUNDS` sets the rounds, and runs it: it is a campaign (three servers,
 /// 18,031 events and three kills a round, two minutes on two cores), not part of `make test`,
 /// where it took the cores from the other JetStream tests (one timed out beside it) and once
@@ -43,6 +45,8 @@ struct FailoverCampaignTests {
         duration.components.seconds * 1_000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 
+    static var keepLogsAsked: Bool { ProcessInfo.processInfo.environment["EVENTBUS_FAILOVER_KEEP_LOGS"] != nil }
+
     static var rounds: Int { Int(ProcessInfo.processInfo.environment["EVENTBUS_FAILOVER_ROUNDS"] ?? "") ?? 1 }
 
     @Test func everyConfirmedEventSurvivesKillsOfTheLeaderAGatewayAndTheReducer() async throws {
@@ -51,8 +55,10 @@ struct FailoverCampaignTests {
             let test = try TestCluster(nodes: 3)
             let directory = test.directory + "-campaign"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            // The logs (eventbus up's, with the reducer's, and the gateways') stay when `out` differs.
-            var keepLogs = false
+            // The logs (eventbus up's, with the reducer's, the gateways' and the servers') stay
+            // when `out` differs, when a publish gap is longer than 10 s, or when
+            // EVENTBUS_FAILOVER_KEEP_LOGS is set.
+            var keepLogs = Self.keepLogsAsked
             defer { if !keepLogs { try? FileManager.default.removeItem(atPath: directory) } }
             let faults = (0..<Self.rounds).flatMap { _ in Fault.allCases }
             let events = UpOnJetStreamTests.script(acks: 6_000 * faults.count)
@@ -62,7 +68,10 @@ struct FailoverCampaignTests {
             var faultedOut: [(id: String, event: [UInt8])] = []
             try await UpOnJetStreamTests().awaitingStop(up) {
                 let endpoint = "ipc://\(directory)/publisher-gateway.sock"
-                let arguments = ["--backend", test.urls.joined(separator: ","), "--endpoint", endpoint, "--log-level", "error"]
+                // At info a gateway logs its start, its streams, a cluster not ready and each batch
+                // JetStream refused: a few lines a fault. At debug also each PUB answered busy.
+                let arguments = ["--backend", test.urls.joined(separator: ","), "--endpoint", endpoint,
+                                 "--log-level", Self.keepLogsAsked ? "debug" : "info"]
                 var gatewayStarts = 1
                 func startGateway() throws -> Process {
                     try GatewayProcessTests.gateway(arguments, stderr: URL(fileURLWithPath: "\(directory)/gateway-\(gatewayStarts).stderr"))
@@ -109,21 +118,33 @@ struct FailoverCampaignTests {
                 var busy = 0, resentAfterSilence = 0, resentAfterDisconnect = 0
                 var injected: [Injected] = []
                 var correlation = 0
-                var longestGap: Duration = .zero
                 var lastPoll = clock.now
+                // The gaps between OKs longer than 3 s, each with what happened during it, the
+                // time the loop spent blocked and the leaders of `in` (asked on a thread of its own).
+                let leaders = ClusterPoll<String> { try? jetStream.streamInfo(inStream).leader }
+                defer { leaders.stop() }
+                var gaps = PublishGaps(threshold: .seconds(3), publishStart: clock.now)
+                func blocking<T>(_ what: String, _ body: () async throws -> T) async rethrows -> T {
+                    let start = clock.now
+                    defer { gaps.blocked(what, from: start, to: clock.now) }
+                    return try await body()
+                }
                 while confirmedCount < events.count {
                     // A gateway that exits by itself (one started while the cluster had no
                     // quorum for a stream exits 1) is started again, as a supervisor would.
                     if !gateway.isRunning, lastGatewayStart.duration(to: clock.now) > .milliseconds(500) {
                         let text = (try? String(contentsOfFile: "\(directory)/gateway-\(gatewayStarts).stderr", encoding: .utf8)) ?? ""
                         gatewayExits.append(String(text.split(separator: "\n").last ?? "no stderr"))
+                        gaps.gatewayExited()
                         gatewayStarts += 1
-                        gateway = try startGateway()
+                        gateway = try await blocking("gateway start") { try startGateway() }
+                        gaps.gatewayStarted()
                         lastGatewayStart = clock.now
                     }
                     while let event = try monitor.receiveEvent(dontWait: true) {
                         guard case .disconnected = event else { continue }
                         resentAfterDisconnect += inFlight.count
+                        gaps.resentAfterDisconnect(inFlight.count)
                         toSend = Deque((toSend + inFlight.values).sorted())
                         inFlight = [:]
                     }
@@ -138,7 +159,7 @@ struct FailoverCampaignTests {
                     if let reply = try socket.receive(), reply.count >= 3,
                        let batch = inFlight.removeValue(forKey: String(decoding: reply[2], as: UTF8.self)) {
                         if reply[1] == Array("OK".utf8) {
-                            longestGap = max(longestGap, lastAnswer.duration(to: clock.now))
+                            _ = gaps.ok(at: clock.now)
                             lastAnswer = clock.now
                             for (index, seq) in zip(batches[batch], reply.dropFirst(3)) where confirmed[index] == nil {
                                 confirmed[index] = UInt64(String(decoding: seq, as: UTF8.self))
@@ -147,15 +168,19 @@ struct FailoverCampaignTests {
                             if var last = injected.last, last.recovered == nil, last.fault != .reducer {
                                 last.recovered = clock.now
                                 injected[injected.count - 1] = last
-                                if last.fault == .streamLeader, let node = last.node { try test.cluster.restart(node) }
+                                if last.fault == .streamLeader, let node = last.node {
+                                    try await blocking("node restart") { try test.cluster.restart(node) }
+                                }
                             }
                         } else {
                             busy += 1
+                            gaps.busyAnswer()
                             toSend.append(batch)
                             toSend = Deque(toSend.sorted())
                         }
                     } else if !inFlight.isEmpty, lastAnswer.duration(to: clock.now) > .seconds(15) {
                         resentAfterSilence += inFlight.count
+                        gaps.resentAfterSilence(inFlight.count)
                         toSend = Deque((toSend + inFlight.values).sorted())
                         inFlight = [:]
                         lastAnswer = clock.now
@@ -166,14 +191,15 @@ struct FailoverCampaignTests {
                     if lastPoll.duration(to: clock.now) > .milliseconds(100),
                        let index = injected.indices.last, injected[index].fault == .streamLeader, injected[index].elected == nil {
                         lastPoll = clock.now
-                        if let leader = try? jetStream.streamInfo(inStream).leader, leader != injected[index].node {
+                        if let leader = await blocking("leader poll", { try? jetStream.streamInfo(inStream).leader }),
+                           leader != injected[index].node {
                             injected[index].elected = clock.now
                         }
                     }
                     if lastPoll.duration(to: clock.now) > .milliseconds(100),
                        injected.contains(where: { $0.fault == .reducer && $0.recovered == nil }) {
                         lastPoll = clock.now
-                        if let floor = reducerAckFloor() {
+                        if let floor = await blocking("reducer poll", { reducerAckFloor() }) {
                             for index in injected.indices where injected[index].fault == .reducer && injected[index].recovered == nil
                                 && floor > injected[index].ackFloorAtKill {
                                 injected[index].recovered = clock.now
@@ -187,6 +213,8 @@ struct FailoverCampaignTests {
                     if next < faults.count, injected.last.map({ $0.recovered != nil || $0.fault == .reducer }) ?? true,
                        confirmedCount >= (next + 1) * events.count / (faults.count + 1) {
                         var fault = Injected(fault: faults[next], at: clock.now)
+                        gaps.faultInjected(faults[next].rawValue, at: fault.at)
+                        let injecting = clock.now
                         switch faults[next] {
                         case .streamLeader:
                             let leader = try #require(try jetStream.streamInfo(inStream).leader)
@@ -217,6 +245,8 @@ struct FailoverCampaignTests {
                             }
                             kill(try #require(pid, "no receipt-reducer process under eventbus up"), SIGKILL)
                         }
+                        gaps.blocked("\(faults[next].rawValue) kill", from: injecting, to: clock.now)
+                        if faults[next] == .gateway { gaps.gatewayStarted() }
                         injected.append(fault)
                     }
                 }
@@ -241,13 +271,27 @@ struct FailoverCampaignTests {
                     ])
                 }
                 let upText = (try? String(contentsOfFile: upLog, encoding: .utf8)) ?? ""
-                let restarts = upText.split(separator: "\n").filter { $0.contains("plugin stopped unexpectedly") }
+                // Counted by its starts: once crash looping, the supervisor logs an exit no more.
+                let lines = upText.split(separator: "\n")
+                let starts = lines.filter { $0.contains("plugin started") && $0.contains("bus.plugin=receipt-reducer") }
+                let crashLoops = lines.filter { $0.contains("PLUGIN CRASH LOOP") }
                 logger.notice("publish done", metadata: [
-                    "bus.reducer_restarts": "\(restarts.count)", "bus.gateway_exits": "\(gatewayExits)",
+                    "bus.reducer_restarts": "\(max(0, starts.count - 1))", "bus.reducer_crash_loops": "\(crashLoops.count)",
+                    "bus.gateway_exits": "\(gatewayExits)",
                     "bus.events": "\(events.count)", "bus.busy": "\(busy)", "bus.resent_after_silence": "\(resentAfterSilence)",
                     "bus.resent_after_disconnect": "\(resentAfterDisconnect)",
-                    "test.longest_gap_ms": "\(Self.milliseconds(longestGap))",
+                    "test.longest_gap_ms": "\(Self.milliseconds(gaps.longest))", "test.gaps_over_3s": "\(gaps.gaps.count)",
                 ])
+                // The leaders of `in` from before each gap to 2 s after it: the poll's answer
+                // about a new leader may come after the first OK the new leader gave.
+                for gap in gaps.gaps {
+                    let seen = leaders.values(from: gap.start, to: gap.end + .seconds(2))
+                    var metadata = Logger.Metadata(uniqueKeysWithValues: gaps.metadata(gap).map { ($0.0, .string($0.1)) })
+                    metadata["test.leaders"] = "\(seen.joined(separator: " > "))"
+                    metadata["test.leader_changed"] = "\(Set(seen).count > 1)"
+                    logger.notice("long gap between OKs", metadata: metadata)
+                }
+                if gaps.longest > .seconds(10) { keepLogs = true }
 
                 // Every node holds every event once, in publish order, at its confirmed SEQ.
                 let failover = FailoverTests()
@@ -289,6 +333,12 @@ struct FailoverCampaignTests {
                 }
                 kill(gateway.processIdentifier, SIGTERM)
                 try GatewayProcessTests.reap(gateway)
+            }
+            if keepLogs {
+                for node in test.cluster.config.nodes {
+                    try? FileManager.default.copyItem(atPath: node.logPath, toPath: "\(directory)/\(node.name)-server.log")
+                }
+                logger.notice("logs kept", metadata: ["test.directory": "\(directory)"])
             }
 
             // The same events through a bus no fault touched write the same `out`, byte for byte.
