@@ -12,9 +12,12 @@ import ZeroMQ
 /// retries through an `eventbus gateway` process, while `eventbus up --backend` runs the
 /// reducer behind its own gateway, each round SIGKILLs the `in` stream's leader (a
 /// nats-server, restarted once publishing moves again), the publisher's gateway
-/// (restarted on the same endpoint) and the reducer's live instance (restarted by the
-/// supervisor). Then every confirmed event is on every node once, in publish order, at
-/// the SEQ it was confirmed with, and `out` is what the pure fold writes for the input.
+/// (restarted on the same endpoint) and the reducer's live instance once it has run 10 s
+/// (restarted by the supervisor; ``ReducerKill``). The publisher's loop never waits on a
+/// fault or on JetStream's API meanwhile (ClusterPoll asks on threads of its own), and
+/// runs at most one share ahead of a fault still to come. Then every confirmed event is
+/// on every node once, in publish order, at the SEQ it was confirmed with, and `out` is
+/// what the pure fold writes for the input.
 /// The stalls are logged (`test.campaign`), never asserted; docs/scale-out.md has them. Each
 /// gap between two OKs over 3 s is logged with its cause's traces (`long gap between OKs`),
 /// and the logs are kept when one is over 10 s or `EVENTBUS_FAILOVER_KEEP_LOGS` is set.
@@ -35,10 +38,11 @@ struct FailoverCampaignTests {
         var recovered: ContinuousClock.Instant?
         /// For a reducer kill: its consumer's ack floor on `in` then.
         var ackFloorAtKill: UInt64 = 0
+        /// For a leader kill: the node killed. When `in` first had another leader (polled
+        /// every 100 ms) tells nats-server's election from the gateway's part of the stall.
         var node: String?
-        /// For a leader kill: when `in` first had another leader (polled every 100 ms), to
-        /// tell nats-server's election from the gateway's part of the stall.
-        var elected: ContinuousClock.Instant?
+        /// For a reducer kill: how long after its share it came (``ReducerKill``).
+        var waited: Duration?
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {
@@ -80,14 +84,30 @@ struct FailoverCampaignTests {
                 var gatewayExits: [String] = []
                 var lastGatewayStart = ContinuousClock.now
                 defer { if gateway.isRunning { kill(gateway.processIdentifier, SIGKILL) } }
+                var injected: [Injected] = []
                 let admin = try Connection(ConnectOptions(servers: test.urls, maxReconnect: -1, reconnectWait: .milliseconds(200)))
                 defer { admin.close() }
                 let jetStream = try JetStream(connection: admin, options: JetStreamOptions(requestTimeout: .seconds(2)))
                 let inStream = StageStream(stage: "in").name, outStream = StageStream(stage: "out").name
-                /// How far the reducer has acked `in`: a restarted reducer has recovered once it
-                /// moves again (the script's `out` grows too seldom to tell).
-                func reducerAckFloor() -> UInt64? {
-                    try? jetStream.consumerInfo(stream: inStream, durable: DurableName.make("receipt-reducer")).ackFloorStreamSequence
+                // The cluster's API is asked on threads of their own (ClusterPoll): a request
+                // waits its whole timeout while a leader is elected, and a publisher waiting on
+                // it neither sends nor reads (2-6 s of each leader kill's gap, in 20 rounds).
+                // The leader of `in`: a leader kill's election is over once it has another.
+                let leaders = ClusterPoll<String> { try? jetStream.streamInfo(inStream).leader }
+                defer { leaders.stop() }
+                // How far the reducer has acked `in`: a restarted reducer has recovered once it
+                // moves again (the script's `out` grows too seldom to tell).
+                let reducerDurable = DurableName.make("receipt-reducer")
+                let ackFloors = ClusterPoll<UInt64> {
+                    try? jetStream.consumerInfo(stream: inStream, durable: reducerDurable).ackFloorStreamSequence
+                }
+                defer { ackFloors.stop() }
+                func noteReducersRecovered() {
+                    guard let reading = ackFloors.latest else { return }
+                    for index in injected.indices where injected[index].fault == .reducer && injected[index].recovered == nil
+                        && reading.at > injected[index].at && reading.value > injected[index].ackFloorAtKill {
+                        injected[index].recovered = reading.at
+                    }
                 }
 
                 // PUBs of 40, eight in flight. A PUB answered busy goes again before any PUB not
@@ -116,14 +136,22 @@ struct FailoverCampaignTests {
                 var confirmed = [UInt64?](repeating: nil, count: events.count)
                 var confirmedCount = 0
                 var busy = 0, resentAfterSilence = 0, resentAfterDisconnect = 0
-                var injected: [Injected] = []
                 var correlation = 0
-                var lastPoll = clock.now
                 // The gaps between OKs longer than 3 s, each with what happened during it, the
-                // time the loop spent blocked and the leaders of `in` (asked on a thread of its own).
-                let leaders = ClusterPoll<String> { try? jetStream.streamInfo(inStream).leader }
-                defer { leaders.stop() }
+                // time the loop spent blocked, and the leaders of `in` around it.
                 var gaps = PublishGaps(threshold: .seconds(3), publishStart: clock.now)
+                /// The confirmed count at which fault `index` is due.
+                func share(_ index: Int) -> Int { (index + 1) * events.count / (faults.count + 1) }
+                func inject(_ fault: Injected) {
+                    gaps.faultInjected(fault.fault.rawValue, at: fault.at)
+                    injected.append(fault)
+                }
+                // A reducer kill due and waiting for an instance to kill; looked for at most
+                // every 100 ms (a look through /proc).
+                var reducerKill: ReducerKill?
+                var lastLookup = clock.now
+                // Since when the publisher has held its next PUB with none unanswered.
+                var heldSince: ContinuousClock.Instant?
                 func blocking<T>(_ what: String, _ body: () async throws -> T) async rethrows -> T {
                     let start = clock.now
                     defer { gaps.blocked(what, from: start, to: clock.now) }
@@ -148,13 +176,26 @@ struct FailoverCampaignTests {
                         toSend = Deque((toSend + inFlight.values).sorted())
                         inFlight = [:]
                     }
-                    while inFlight.count < 8, let batch = toSend.first {
+                    // At most one share ahead of a fault not injected yet (a reducer kill waits
+                    // for an instance to kill), and the last PUB only once all are, so that
+                    // each comes while PUBs still go. Such a wait with nothing unanswered is the
+                    // campaign's pacing, not a gap.
+                    let limit = injected.count < faults.count
+                        ? min(share(injected.count + 1), batches[batches.count - 1].lowerBound) : events.count
+                    while inFlight.count < 8, let batch = toSend.first, batches[batch].lowerBound < limit {
                         correlation += 1
                         let sent = (try? socket.send([WireProtocol.signature, Array("PUB".utf8), Array("c\(correlation)".utf8),
                                                       Array("in".utf8)] + events[batches[batch]], dontWait: true)) ?? false
                         guard sent else { break }  // no gateway connected now
                         toSend.removeFirst()
                         inFlight["c\(correlation)"] = batch
+                        if let since = heldSince {
+                            gaps.held(from: since, to: clock.now)
+                            heldSince = nil
+                        }
+                    }
+                    if inFlight.isEmpty, heldSince == nil, let batch = toSend.first, batches[batch].lowerBound >= limit {
+                        heldSince = clock.now
                     }
                     if let reply = try socket.receive(), reply.count >= 3,
                        let batch = inFlight.removeValue(forKey: String(decoding: reply[2], as: UTF8.self)) {
@@ -186,88 +227,72 @@ struct FailoverCampaignTests {
                         lastAnswer = clock.now
                     }
 
-                    // A leader kill's election is over once `in` has another leader, and a
-                    // reducer has recovered once `out` grows again (polled every 100 ms).
-                    if lastPoll.duration(to: clock.now) > .milliseconds(100),
-                       let index = injected.indices.last, injected[index].fault == .streamLeader, injected[index].elected == nil {
-                        lastPoll = clock.now
-                        if let leader = await blocking("leader poll", { try? jetStream.streamInfo(inStream).leader }),
-                           leader != injected[index].node {
-                            injected[index].elected = clock.now
-                        }
-                    }
-                    if lastPoll.duration(to: clock.now) > .milliseconds(100),
-                       injected.contains(where: { $0.fault == .reducer && $0.recovered == nil }) {
-                        lastPoll = clock.now
-                        if let floor = await blocking("reducer poll", { reducerAckFloor() }) {
-                            for index in injected.indices where injected[index].fault == .reducer && injected[index].recovered == nil
-                                && floor > injected[index].ackFloorAtKill {
-                                injected[index].recovered = clock.now
-                            }
-                        }
-                    }
+                    noteReducersRecovered()
 
                     // The next fault once its share is confirmed and the publisher's side of the
-                    // one before (a leader's or a gateway's) has recovered.
+                    // one before (a leader's or a gateway's) has recovered. Nothing here waits.
                     let next = injected.count
                     if next < faults.count, injected.last.map({ $0.recovered != nil || $0.fault == .reducer }) ?? true,
-                       confirmedCount >= (next + 1) * events.count / (faults.count + 1) {
-                        var fault = Injected(fault: faults[next], at: clock.now)
-                        gaps.faultInjected(faults[next].rawValue, at: fault.at)
+                       confirmedCount >= share(next) {
                         let injecting = clock.now
                         switch faults[next] {
                         case .streamLeader:
                             let leader = try #require(try jetStream.streamInfo(inStream).leader)
                             kill(try #require(test.cluster.processIdentifier(of: leader)), SIGKILL)
+                            var fault = Injected(fault: .streamLeader, at: injecting)
                             fault.node = leader
+                            inject(fault)
                         case .gateway:
                             kill(gateway.processIdentifier, SIGKILL)
                             try GatewayProcessTests.reap(gateway)
                             gatewayStarts += 1
                             gateway = try startGateway()
                             lastGatewayStart = clock.now
+                            gaps.gatewayStarted()
+                            inject(Injected(fault: .gateway, at: injecting))
+                        case .reducer where lastLookup.duration(to: clock.now) >= .milliseconds(100):
+                            // A live instance that has run 10 s, looked for on each turn: it may be
+                            // between two lives (the supervisor restarts it after a lost lease or
+                            // connection), or just started.
+                            lastLookup = clock.now
+                            let plan = reducerKill ?? ReducerKill(due: injecting)
+                            reducerKill = plan
+                            let pid = UpOnJetStreamTests.child(named: "receipt-reducer", of: up.processIdentifier)
+                            let process = pid.flatMap { pid in ProcessAge.of(pid).map { (pid: pid, age: $0) } }
+                            switch plan.step(now: clock.now, process: process, ackFloor: ackFloors.latest.map { (at: $0.at, floor: $0.value) }) {
+                            case .wait:
+                                break
+                            case .kill(let pid, let ackFloor):
+                                guard kill(pid, SIGKILL) == 0 else { break }  // it ended meanwhile: looked for again
+                                var fault = Injected(fault: .reducer, at: clock.now)
+                                fault.ackFloorAtKill = ackFloor
+                                fault.waited = plan.due.duration(to: fault.at)
+                                inject(fault)
+                                reducerKill = nil
+                            case .giveUp(let reason):
+                                throw TestFailure(reason)
+                            }
                         case .reducer:
-                            // Asked again for up to 10 s: an API call may time out while a leader changes.
-                            var floor = reducerAckFloor()
-                            var asking = Patience(.seconds(10))
-                            while floor == nil && asking.allowsAnotherLook() {
-                                try await Task.sleep(for: .milliseconds(100))  // a poll interval
-                                floor = reducerAckFloor()
-                            }
-                            fault.ackFloorAtKill = try #require(floor, "the reducer's consumer on in did not answer")
-                            // It may be between two lives (the supervisor restarts it after a
-                            // lost lease or connection): looked for again for up to 30 s.
-                            var pid = UpOnJetStreamTests.child(named: "receipt-reducer", of: up.processIdentifier)
-                            var patience = Patience(.seconds(30))
-                            while pid == nil && patience.allowsAnotherLook() {
-                                try await Task.sleep(for: .milliseconds(50))  // a poll interval
-                                pid = UpOnJetStreamTests.child(named: "receipt-reducer", of: up.processIdentifier)
-                            }
-                            kill(try #require(pid, "no receipt-reducer process under eventbus up"), SIGKILL)
+                            break
                         }
                         gaps.blocked("\(faults[next].rawValue) kill", from: injecting, to: clock.now)
-                        if faults[next] == .gateway { gaps.gatewayStarted() }
-                        injected.append(fault)
                     }
                 }
                 #expect(injected.count == faults.count)
                 // A reducer killed near the end recovers after the publish: its ack floor polled on.
                 var patience = Patience(.seconds(60))
                 while injected.contains(where: { $0.recovered == nil && $0.fault == .reducer }), patience.allowsAnotherLook() {
-                    if let floor = reducerAckFloor() {
-                        for index in injected.indices where injected[index].fault == .reducer && injected[index].recovered == nil
-                            && floor > injected[index].ackFloorAtKill {
-                            injected[index].recovered = clock.now
-                        }
-                    }
+                    noteReducersRecovered()
                     try await Task.sleep(for: .milliseconds(100))  // a poll interval
                 }
                 for (number, fault) in injected.enumerated() {
                     let stall = fault.recovered.map { fault.at.duration(to: $0) }
+                    let elected = fault.node.flatMap { leaders.firstChange(after: fault.at, from: $0)?.at }
                     logger.notice("fault injected", metadata: [
                         "test.round": "\(number / Fault.allCases.count + 1)", "test.fault": "\(fault.fault.rawValue)",
                         "test.stall_ms": "\(stall.map { "\(Self.milliseconds($0))" } ?? "not recovered")",
-                        "test.election_ms": "\(fault.elected.map { "\(Self.milliseconds(fault.at.duration(to: $0)))" } ?? "-")",
+                        "test.election_ms": "\(elected.map { "\(Self.milliseconds(fault.at.duration(to: $0)))" } ?? "-")",
+                        "test.waited_ms": "\(fault.waited.map { "\(Self.milliseconds($0))" } ?? "-")",
                     ])
                 }
                 let upText = (try? String(contentsOfFile: upLog, encoding: .utf8)) ?? ""
@@ -281,6 +306,7 @@ struct FailoverCampaignTests {
                     "bus.events": "\(events.count)", "bus.busy": "\(busy)", "bus.resent_after_silence": "\(resentAfterSilence)",
                     "bus.resent_after_disconnect": "\(resentAfterDisconnect)",
                     "test.longest_gap_ms": "\(Self.milliseconds(gaps.longest))", "test.gaps_over_3s": "\(gaps.gaps.count)",
+                    "test.held_ms": "\(Self.milliseconds(gaps.heldTime))", "test.holds": "\(gaps.holds)",
                 ])
                 // The leaders of `in` from before each gap to 2 s after it: the poll's answer
                 // about a new leader may come after the first OK the new leader gave.
@@ -292,6 +318,8 @@ struct FailoverCampaignTests {
                     logger.notice("long gap between OKs", metadata: metadata)
                 }
                 if gaps.longest > .seconds(10) { keepLogs = true }
+                leaders.stop()  // their questions no longer needed, beside the checks'
+                ackFloors.stop()
 
                 // Every node holds every event once, in publish order, at its confirmed SEQ.
                 let failover = FailoverTests()

@@ -33,6 +33,9 @@ struct PublishGaps {
     let publishStart: Instant
     private(set) var gaps: [Gap] = []
     private(set) var longest: Duration = .zero
+    /// The time the publisher held its PUBs with none unanswered, and how often.
+    private(set) var heldTime: Duration = .zero
+    private(set) var holds = 0
     /// Since the last OK.
     private var current: Gap
     private var lastFault: Fault?
@@ -52,6 +55,15 @@ struct PublishGaps {
         current.blocked[what, default: .zero] += start.duration(to: end)
     }
     mutating func faultInjected(_ kind: String, at: Instant) { lastFault = Fault(kind: kind, at: at) }
+
+    /// The publisher held its next PUB from `start` to `end` with none unanswered (the
+    /// campaign's pacing, waiting for a fault it could not inject yet): no OK was due, so
+    /// the gap's clock starts again at `end`.
+    mutating func held(from start: Instant, to end: Instant) {
+        heldTime += start.duration(to: end)
+        holds += 1
+        current.start = max(current.start, end)
+    }
 
     /// An OK at `now`: the gap it ends when it is longer than the threshold.
     mutating func ok(at now: Instant) -> Gap? {

@@ -52,4 +52,13 @@ import Testing
         let gap = try #require(found)
         #expect(Dictionary(uniqueKeysWithValues: gaps.metadata(gap))["test.fault_before_gap_ms"] == "-2000")
     }
+
+    @Test func aHoldWithNothingUnansweredIsNoGap() {
+        var gaps = PublishGaps(threshold: .seconds(3), publishStart: start)
+        _ = gaps.ok(at: start + .seconds(1))
+        gaps.held(from: start + .seconds(1), to: start + .seconds(9))
+        #expect(gaps.ok(at: start + .seconds(10)) == nil)
+        #expect(gaps.longest == .seconds(1))
+        #expect(gaps.heldTime == .seconds(8) && gaps.holds == 1)
+    }
 }
