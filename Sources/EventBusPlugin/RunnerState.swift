@@ -34,6 +34,9 @@ struct RunnerState {
         case connecting(hello: UInt64, consume: UInt64, deadline: ContinuousClock.Instant)
         /// CONSUME was answered: events come, output goes.
         case consuming
+        /// CONSUME was refused `busy` (a JetStream gateway whose cluster is electing): a new
+        /// connection asks again at `until`.
+        case backingOff(until: ContinuousClock.Instant)
     }
 
     /// The PING of an idle connection, awaiting its reply.
@@ -62,6 +65,10 @@ struct RunnerState {
     var pingTimeout: Duration = .seconds(3)
     /// The runner is stopping: a chunk the broker keeps refusing as `busy` then ends the run.
     var stopping = false
+    /// The first wait after a CONSUME refused `busy`; each refusal in a row doubles it, up
+    /// to ``consumeRetryLimit``.
+    var consumeRetryDelay: Duration = .milliseconds(250)
+    var consumeRetryLimit: Duration = .seconds(4)
 
     private(set) var phase = Phase.disconnected
     /// The SEQ of the last input event handled; CONSUME resumes after it.
@@ -76,6 +83,8 @@ struct RunnerState {
     /// Chunks the broker answered `busy`, with when to send them again.
     private(set) var retries: [PublishWindow.Place: ContinuousClock.Instant] = [:]
     private var nextRequest: UInt64 = 1
+    /// CONSUMEs refused `busy` in a row.
+    private var busyConsumes = 0
     private var offered: Set<String> = []
     private var lastTraffic: ContinuousClock.Instant
     /// When the last of this plugin's output was confirmed: a front that queues output (the
@@ -140,8 +149,8 @@ struct RunnerState {
 
     /// A message other than the events, as ``ClientFrames`` parsed it.
     ///
-    /// - Throws: When the run must end: CONSUME refused, the consumer taken over (`END`),
-    ///   output refused for a reason other than `busy`.
+    /// - Throws: When the run must end: CONSUME refused for a reason other than `busy`, the
+    ///   consumer taken over (`END`), output refused for a reason other than `busy`.
     mutating func received(_ message: ClientFrames.Inbound, now: ContinuousClock.Instant) throws(PluginError) -> [Action] {
         lastTraffic = now
         switch message {
@@ -160,7 +169,7 @@ struct RunnerState {
             if let number = ClientFrames.requestNumber(corr), let place = window.answered(request: number) {
                 return try refused(place, error, now: now)
             }
-            return try failed(ClientFrames.requestNumber(corr), error)
+            return try failed(ClientFrames.requestNumber(corr), error, now: now)
         case .end(let name, let reason):
             throw PluginError("consumer \(name) was taken over by another process: \(reason)")
         case .event, .events:
@@ -179,6 +188,7 @@ struct RunnerState {
             return []
         case .connecting(_, let consume, _) where number == consume:
             phase = .consuming
+            busyConsumes = 0
             forwardsByReference = offered.contains("forward")
             publishesBatches = offered.contains("pubs")
             let first = body.first.flatMap(ClientFrames.parseDecimal) ?? 0
@@ -200,13 +210,25 @@ struct RunnerState {
     }
 
     /// An ERR for a request other than a PUB of the window.
-    private mutating func failed(_ number: UInt64?, _ error: BusError) throws(PluginError) -> [Action] {
+    private mutating func failed(_ number: UInt64?, _ error: BusError, now: ContinuousClock.Instant) throws(PluginError) -> [Action] {
         switch phase {
         case .connecting(let hello, _, _) where number == hello:
             // Events come one EVT at a time then, and output as PUBs of whole events.
             return [.log(.warning, "HELLO refused; going on without the broker's extensions", ["bus.reply": "\(error)"])]
         case .connecting(_, let consume, _) where number == consume:
-            throw PluginError("CONSUME \(configuration.inputStage)/ refused: \(error)")
+            // `busy` passes (a gateway's cluster electing leaders, or a consumer still being
+            // set up for an earlier attachment): asked again on a new connection, after a
+            // wait that doubles with each refusal in a row. Exiting instead would make the
+            // supervisor count a quick exit per election.
+            guard error.code == .busy, !stopping else {
+                throw PluginError("CONSUME \(configuration.inputStage)/ refused: \(error)")
+            }
+            let delay = min(consumeRetryDelay * (1 << min(busyConsumes, 16)), consumeRetryLimit)
+            busyConsumes += 1
+            phase = .backingOff(until: now + delay)
+            return [.log(.warning, "CONSUME refused busy; asking again", [
+                "bus.reply": "\(error)", "bus.retry_ms": "\(Int(delay / .milliseconds(1)))",
+            ])]
         default:
             if let number, ping?.request == number {
                 ping = nil  // answered all the same: the broker is there
@@ -297,6 +319,10 @@ struct RunnerState {
             guard now >= deadline else { return [] }
             phase = .disconnected
             return [.log(.warning, "broker not answering; retrying", ["bus.endpoint": "\(configuration.commandEndpoint)"]), .reconnect]
+        case .backingOff(let until):
+            guard now >= until else { return [] }
+            phase = .disconnected
+            return [.reconnect]
         case .consuming:
             break
         }
@@ -332,6 +358,8 @@ struct RunnerState {
             return nil
         case .connecting(_, _, let deadline):
             return deadline
+        case .backingOff(let until):
+            return until
         case .consuming:
             var next = ping?.deadline
             func consider(_ instant: ContinuousClock.Instant) { next = next.map { min($0, instant) } ?? instant }

@@ -187,6 +187,40 @@ import Testing
         }
     }
 
+    /// A CONSUME refused `busy` (a JetStream gateway whose cluster is electing) is asked
+    /// again on a new connection after 250 ms, 500 ms, 1 s, … up to 4 s while the refusals
+    /// go on; once one is answered, the next refusal waits 250 ms again. Never an exit.
+    @Test func aBusyConsumeIsAskedAgainAfterAGrowingWait() throws {
+        var state = makeState()
+        var now = t0
+        var waits: [Duration] = []
+        for _ in 0..<6 {
+            let consume = sent(state.connecting(now: now))[1]
+            let actions = try state.received(err(consume, "busy", "no quorum"), now: now)
+            #expect(!reconnects(actions))
+            let due = try #require(state.nextDeadline)
+            waits.append(due - now)
+            #expect(!reconnects(state.tick(now: due - .milliseconds(1))))
+            #expect(reconnects(state.tick(now: due)))
+            #expect(state.phase == .disconnected)
+            now = due
+        }
+        #expect(waits == [.milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(4)])
+        let frames = sent(state.connecting(now: now))
+        _ = try state.received(ok(frames[1], [bytes("1")]), now: now)
+        #expect(state.phase == .consuming)
+        let again = sent(state.connecting(now: now))[1]
+        _ = try state.received(err(again, "busy"), now: now)
+        #expect(state.nextDeadline == now + .milliseconds(250))
+        // A stopping runner ends instead.
+        var stopping = makeState()
+        stopping.stopping = true
+        let consume = sent(stopping.connecting(now: t0))[1]
+        #expect { _ = try stopping.received(err(consume, "busy"), now: t0) } throws: { error in
+            "\(error)".contains("CONSUME in/ refused")
+        }
+    }
+
     @Test func aFailedAckIsLoggedNotFatal() throws {
         var state = try consuming()
         let ack = ClientFrames.ack(name: "p", seq: 9)

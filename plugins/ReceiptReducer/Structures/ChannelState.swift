@@ -385,7 +385,6 @@ struct ChannelState: Sendable {
         nextReadStamp = Int64(stamps.count)
     }
 
-
     /// The time the read (`read`) or delivered watermark of the record in
     /// `slot` passed the message at `position`, `nil` if it has not.
     func passed(_ position: Int32, slot: Int32, read: Bool) -> Int64? {
