@@ -96,6 +96,12 @@ final class PluginProcess: Service, Sendable {
                 logger.warning("plugin stopped unexpectedly; restarting", metadata: [
                     "bus.plugin": "\(name)", "bus.exit": "\(how)", "bus.backoff": "\(decision.wait)",
                 ])
+            } else {
+                // Every exit of the loop too (one a crashLoopBackoff): how it ended is what an operator needs.
+                logger.warning("plugin still crash looping; restarting", metadata: [
+                    "bus.plugin": "\(name)", "bus.exit": "\(how)", "bus.exits_in_a_row": "\(decision.quickExits)",
+                    "bus.backoff": "\(decision.wait)",
+                ])
             }
             await backoff.wait(for: decision.wait)
         }
