@@ -39,7 +39,8 @@ public final class KVPluginStore: PluginStore, Sendable {
                                                    allowReconnect: true, maxReconnect: -1, reconnectWait: .seconds(1)))
         let jetStream = try JetStream(connection: connection)
         let config = KeyValueConfig(bucket: Self.bucket, history: 1, replicas: replicas ?? (servers.count >= 3 ? 3 : 1))
-        kv = try ClusterWarmUp.retry("create bucket \(Self.bucket)") { () throws(NATSError) in
+        // Safe to make twice: its timeouts are retried too (``ClusterWarmUp``).
+        kv = try ClusterWarmUp.retry("create bucket \(Self.bucket)", timeouts: true) { () throws(NATSError) in
             try jetStream.createKeyValue(config)
         }
     }
@@ -90,7 +91,9 @@ public final class KVPluginStore: PluginStore, Sendable {
     public func load() throws -> (snapshot: [UInt8], seq: UInt64)? {
         // The bucket may have been made a moment ago, its leader not yet elected.
         let manifestKey = manifestKey
-        let found = try ClusterWarmUp.retry("get \(Self.bucket)/\(manifestKey)") { () throws(NATSError) in try kv.get(manifestKey) }
+        let found = try ClusterWarmUp.retry("get \(Self.bucket)/\(manifestKey)", timeouts: true) { () throws(NATSError) in
+            try kv.get(manifestKey)
+        }
         guard let entry = found else {
             manifestRevision.withLock { $0 = nil }
             return nil

@@ -48,7 +48,9 @@ public final class PluginLease: Sendable {
                                                    allowReconnect: true, maxReconnect: -1, reconnectWait: .milliseconds(250)))
         let jetStream = try JetStream(connection: connection)
         let config = KeyValueConfig(bucket: Self.bucket, history: 1, ttl: ttl, replicas: replicas ?? (servers.count >= 3 ? 3 : 1))
-        kv = try ClusterWarmUp.retry("create bucket \(Self.bucket)", logger: logger) { () throws(NATSError) in
+        // Creating the bucket again with the same configuration is harmless: its timeouts
+        // (a leader kill's election outlasting the request) are retried too.
+        kv = try ClusterWarmUp.retry("create bucket \(Self.bucket)", timeouts: true, logger: logger) { () throws(NATSError) in
             try jetStream.createKeyValue(config)
         }
     }
