@@ -22,12 +22,18 @@ enum ClusterWarmUp {
     /// first leader before it answers, and on a cluster whose routes are still forming that
     /// election can outlast the request (seen in the partition tests' namespaces). Only for
     /// requests that may safely be made twice, since the first may have gone through.
-    static func isTransient(_ error: NATSError, timeouts: Bool = false) -> Bool {
-        error.isNoPeers || error.isNoResponders || (timeouts && error.isTimeout)
+    ///
+    /// With `notFound`, "stream not found" is one too: for a request about a stream this
+    /// process has just seen made (by itself or by a gateway starting beside it), whose
+    /// replicas may not all know it yet (seen in the partition tests: 10059 on the
+    /// `STREAM.INFO` right after the stream was added).
+    static func isTransient(_ error: NATSError, timeouts: Bool = false, notFound: Bool = false) -> Bool {
+        error.isNoPeers || error.isNoResponders || (timeouts && error.isTimeout) || (notFound && error.isNotFound)
     }
 
     /// `body`, retried while it fails with a warm-up answer, for up to `wait`.
-    static func retry<T>(_ what: String, wait: Duration = Self.wait, timeouts: Bool = false, logger: Logger? = nil,
+    static func retry<T>(_ what: String, wait: Duration = Self.wait, timeouts: Bool = false, notFound: Bool = false,
+                         logger: Logger? = nil,
                          _ body: () throws(NATSError) -> T) throws(NATSError) -> T {
         let clock = ContinuousClock()
         let deadline = clock.now + wait
@@ -35,7 +41,7 @@ enum ClusterWarmUp {
         while true {
             do {
                 return try body()
-            } catch where isTransient(error, timeouts: timeouts) && clock.now < deadline {
+            } catch where isTransient(error, timeouts: timeouts, notFound: notFound) && clock.now < deadline {
                 if !told {
                     told = true
                     logger?.info("the cluster is not ready for this yet; retrying", metadata: [

@@ -137,8 +137,10 @@ final class GatewayCore {
             throw .streamUnavailable(stream: stream.name, servers: config.servers, error)
         }
         do {
+            // The stream exists by now (found, or added here or by a gateway beside this one):
+            // "not found" is a replica that does not know it yet.
             let changed = try ClusterWarmUp.retry("allow atomic batches on \(stream.name)", wait: config.peerWait, timeouts: true,
-                                                  logger: logger) { () throws(NATSError) in
+                                                  notFound: true, logger: logger) { () throws(NATSError) in
                 try jetStream.allowAtomicPublish(stream: stream.name)
             }
             if changed {
