@@ -60,7 +60,7 @@ extension GatewayCore {
     /// published to the reply subject of the gateway that asked (the first part of its token).
     func forwardAnswers(of stored: [(subject: String, event: PublishPlan.Event)]) {
         let out = StageStream(stage: Stage.out).subject
-        for (subject, event) in stored where subject == out && Self.mayAnswer(event.payload) {
+        for (subject, event) in stored where subject == out && event.isAnswer {
             guard let parsed = try? JSONParser.parse(event.payload), let (token, _) = RequestAnswer.of(parsed),
                   let gateway = token.split(separator: ".").first, !gateway.isEmpty else { continue }
             do {
@@ -70,11 +70,5 @@ extension GatewayCore {
                                metadata: ["bus.replyto": "\(token)", "error.type": "\(error)"])
             }
         }
-    }
-
-    /// Whether an event may be a `reply` or a `query`: it names `replyto` (a quick look
-    /// before parsing, since most of `out` is neither).
-    static func mayAnswer(_ payload: [UInt8]) -> Bool {
-        payload.firstRange(of: Array("\"replyto\"".utf8)) != nil
     }
 }

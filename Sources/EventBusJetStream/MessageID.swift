@@ -13,15 +13,30 @@ public enum MessageID {
 
     /// `part` with `%`, `/` and bytes outside 0x21–0x7E as `%XX` (upper-case hex).
     static func encode(_ part: String) -> String {
-        var result = ""
-        result.reserveCapacity(part.utf8.count)
+        var part = part
+        // Most sources and ids need no escape: then the part is the value as it is.
+        guard part.withUTF8({ $0.contains(where: needsEscape) }) else { return part }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(part.utf8.count + 8)
         for byte in part.utf8 {
-            if byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "%") && byte != UInt8(ascii: "/") {
-                result.unicodeScalars.append(Unicode.Scalar(byte))
+            if needsEscape(byte) {
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hexDigit(byte >> 4))
+                bytes.append(hexDigit(byte & 0x0F))
             } else {
-                result += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0x0F, radix: 16, uppercase: true)
+                bytes.append(byte)
             }
         }
-        return result
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `%`, `/` and bytes outside 0x21–0x7E.
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte <= 0x20 || byte >= 0x7F || byte == UInt8(ascii: "%") || byte == UInt8(ascii: "/")
+    }
+
+    /// An upper-case hex digit for `nibble` (0–15).
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
     }
 }

@@ -14,6 +14,9 @@ public struct PublishPlan: Sendable, Equatable {
         public var payload: [UInt8]
         /// Its dedup identity, sent as `Nats-Msg-Id`.
         public var messageID: String
+        /// Whether it is a `reply` or a `query` naming `replyto`: an answer the gateway passes
+        /// to the gateway that asked once it is stored at `out`.
+        public var isAnswer = false
     }
 
     public var stream: StageStream
@@ -89,7 +92,9 @@ public struct PublishPlan: Sendable, Equatable {
             } else {
                 positions[messageID] = events.count
                 answers.append(events.count)
-                events.append(Event(payload: payload, messageID: messageID))
+                let isAnswer = envelope.replyto != nil
+                    && (envelope.type == EventType.reply.rawValue || envelope.type == EventType.query.rawValue)
+                events.append(Event(payload: payload, messageID: messageID, isAnswer: isAnswer))
             }
         }
         return PublishPlan(stream: StageStream(stage: stage), events: events, answers: answers)

@@ -62,6 +62,18 @@ import Testing
         #expect(plan.events[0].payload == Array(ack.utf8))
     }
 
+    /// Only a `reply` or a `query` that names `replyto` is passed on to the gateway that asked;
+    /// an event that merely mentions "replyto" in its data is not.
+    @Test func onlyRepliesAndQueriesNamingReplytoAreAnswers() throws {
+        let reply = #"{"specversion":"1.0","id":"a","source":"/r","type":"reply","subject":"s","replyto":"gw1.7","data":{"result":{}}}"#
+        let query = #"{"specversion":"1.0","id":"b","source":"/r","type":"query","subject":"s","replyto":"gw1.8","data":{"service":"x"}}"#
+        let noToken = #"{"specversion":"1.0","id":"c","source":"/r","type":"reply","subject":"s","data":{"result":{}}}"#
+        let mention = #"{"specversion":"1.0","id":"d","source":"/r","type":"message.read","subject":"s","data":{"note":"\"replyto\""}}"#
+        let plan = try PublishPlan.make(try Self.message("PUB", ["out", reply, query, noToken, mention]),
+                                        stages: stages, maxEventBytes: 65_536) { "t" }
+        #expect(plan.events.map(\.isAnswer) == [true, true, false, false])
+    }
+
     @Test func consumeReadsOneStage() throws {
         let request = try ConsumeRequest.parse(try Self.message("CONSUME", ["reader.1", "resume", "64", "out/@bob/", "out/messaging:general/"]), stages: stages)
         #expect(request.name == "reader.1")
