@@ -30,10 +30,19 @@ extension GatewayCore {
         }
     }
 
-    /// HELLO: the gateway's stages, limits and features; records `compact_ok`.
-    ///
-    /// `batch` (EVTS) is not offered yet, so a client that asks for it gets EVT, as the
-    /// protocol lets a broker answer.
+    /// Adds `peer` to `peers` (`on`) or removes it. ZeroMQ never says a peer left: the set
+    /// is bounded as the broker bounds its own.
+    private static func remember(_ peer: [UInt8], _ on: Bool, in peers: inout Set<[UInt8]>) {
+        if on {
+            if peers.count >= 10_000 { peers.removeAll() }
+            peers.insert(peer)
+        } else {
+            peers.remove(peer)
+        }
+    }
+
+    /// HELLO: the gateway's stages, limits and features; records `batch` (for the peer's
+    /// next CONSUME) and `compact_ok` (for its next PUB).
     private func handleHello(_ message: CommandMessage) throws(BusError) {
         guard let frame = message.arguments.first else { throw BusError(.badFrame, "HELLO: frame 3 (JSON) is missing") }
         let hello: JSONValue
@@ -52,15 +61,13 @@ extension GatewayCore {
             }
             services.formUnion(names)
         }
+        if let batch = hello["batch"] {
+            guard case .bool(let on) = batch else { throw BusError(.badArgs, "frame 3: batch must be true or false") }
+            Self.remember(message.peer, on, in: &batchPeers)
+        }
         if let compact = hello["compact_ok"] {
             guard case .bool(let on) = compact else { throw BusError(.badArgs, "frame 3: compact_ok must be true or false") }
-            if on {
-                // ZeroMQ never says a peer left: bound the set as the broker does.
-                if compactPeers.count >= 10_000 { compactPeers.removeAll() }
-                compactPeers.insert(message.peer)
-            } else {
-                compactPeers.remove(message.peer)
-            }
+            Self.remember(message.peer, on, in: &compactPeers)
         }
         var w = JSONWriter()
         w.beginObject()
@@ -68,8 +75,8 @@ extension GatewayCore {
         w.key("backend"); w.string("jetstream")
         w.key("stages"); w.beginArray(); for stage in config.stages { w.string(stage) }; w.endArray()
         w.key("services"); w.beginArray(); for service in services.sorted() { w.string(service) }; w.endArray()
-        w.key("features"); w.beginArray(); w.string("compact_ok"); w.string("pubs"); w.endArray()
-        w.key("batch"); w.bool(false)
+        w.key("features"); w.beginArray(); w.string("batch"); w.string("compact_ok"); w.string("pubs"); w.endArray()
+        w.key("batch"); w.bool(batchPeers.contains(message.peer))
         w.key("compact_ok"); w.bool(compactPeers.contains(message.peer))
         w.key("limits"); w.beginObject()
         w.key("max_event_bytes"); w.int(config.maxEventBytes)

@@ -25,7 +25,8 @@ extension GatewayCore {
         let worker = FetchWorker(token: token, credit: request.credit, setup: setup, jetStream: jetStream, inbox: inbox,
                                  after: lastWorker(of: request.name))
         workers[request.name] = worker
-        consumers[request.name] = Attachment(request: request, peer: message.peer, correlation: message.correlation, worker: worker)
+        consumers[request.name] = Attachment(request: request, peer: message.peer, correlation: message.correlation, worker: worker,
+                                             batched: batchPeers.contains(message.peer))
     }
 
     /// ACK NAME SEQ: acks in JetStream every EVT in flight up to SEQ; no reply unless it fails.
@@ -120,16 +121,26 @@ extension GatewayCore {
     }
 
     /// Messages fetched for a consumer, placed by its ``DeliveryWindow``: the SEQ due next
-    /// goes out as an EVT when the consumer's prefixes take it and is acked at once when
-    /// not; a redelivery is not sent twice; after a gap (deliveries lost on their way) the
-    /// consumer is made again (``restart(_:at:)``) and the rest of the fetch dropped.
-    /// Messages for a consumer that detached meanwhile go back (nak).
+    /// goes out (an EVT, or into the fetch's EVTS for a consumer attached with batched
+    /// delivery: ``DeliveryBuffer``) when the consumer's prefixes take it and is acked at once
+    /// when not; a redelivery is not sent twice; after a gap (deliveries lost on their way)
+    /// what was placed is sent, the consumer is made again (``restart(_:at:)``) and the rest
+    /// of the fetch dropped. Messages for a consumer that detached meanwhile go back (nak).
     func fetched(token: UInt64, _ messages: [JetStreamMessage]) {
         guard let attachment = attachment(token: token), attachment.confirmed else {
             for message in messages { try? message.nak() }
             return
         }
-        let name = Array(attachment.request.name.utf8)
+        var deliveries = DeliveryBuffer(name: Array(attachment.request.name.utf8), batched: attachment.batched)
+        /// Sends one message of `deliveries`; when the peer is gone, everything it held and
+        /// the rest of this fetch (after `position`) go back.
+        func deliver(_ frames: [[UInt8]]?, after position: Int) -> Bool {
+            guard let frames else { return true }
+            if send(to: attachment.peer, frames) { return true }
+            for rest in messages.dropFirst(position + 1) { try? rest.nak() }
+            detach(attachment.request.name)
+            return false
+        }
         var skipped = 0
         for (position, message) in messages.enumerated() {
             let metadata: JetStreamMetadata
@@ -154,13 +165,7 @@ extension GatewayCore {
             switch attachment.window.arrive(seq, delivery: metadata.consumerSequence, redelivered: metadata.deliveries > 1,
                                             forClient: topic != nil, message) {
             case .send:
-                let event = [WireProtocol.signature, Verb.evt.bytes, name, Array(String(seq).utf8), topic ?? [], message.payload]
-                if !send(to: attachment.peer, event) {
-                    // The peer is gone: everything it held and the rest of this fetch go back.
-                    for rest in messages.dropFirst(position + 1) { try? rest.nak() }
-                    detach(attachment.request.name)
-                    return
-                }
+                guard deliver(deliveries.add(seq: seq, topic: topic ?? [], event: message.payload), after: position) else { return }
             case .pass, .repeated:
                 try? message.ack()
                 skipped += 1
@@ -172,10 +177,14 @@ extension GatewayCore {
                     "bus.restart_seq": "\(restartAt)", "nats.consumer_seq": "\(metadata.consumerSequence)",
                     "nats.deliveries": "\(metadata.deliveries)",
                 ])
+                // What the window counts as sent must reach the client before the new consumer
+                // delivers after it.
+                guard deliver(deliveries.flush(), after: position) else { return }
                 restart(attachment, at: restartAt)
                 return
             }
         }
+        guard deliver(deliveries.flush(), after: messages.count) else { return }
         attachment.worker.release(skipped)
     }
 

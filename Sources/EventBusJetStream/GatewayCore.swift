@@ -25,6 +25,8 @@ final class GatewayCore {
     let batchPrefix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
     /// Peers that asked for compact confirms in HELLO.
     var compactPeers: Set<[UInt8]> = []
+    /// Peers that asked for batched delivery (EVTS) in HELLO.
+    var batchPeers: Set<[UInt8]> = []
     /// Attached consumers by EB1 NAME.
     var consumers: [String: Attachment] = [:]
     /// The last fetch worker made for each NAME whose thread may still run, attached or
@@ -58,12 +60,15 @@ final class GatewayCore {
         var window: DeliveryWindow<JetStreamMessage>
         /// Whether its OK went out (EVTs only after it).
         var confirmed = false
+        /// Whether its peer had asked for batched delivery when it attached: EVTS, not EVT.
+        let batched: Bool
 
-        init(request: ConsumeRequest, peer: [UInt8], correlation: [UInt8], worker: FetchWorker) {
+        init(request: ConsumeRequest, peer: [UInt8], correlation: [UInt8], worker: FetchWorker, batched: Bool) {
             self.request = request
             self.peer = peer
             self.correlation = correlation
             self.worker = worker
+            self.batched = batched
             self.window = DeliveryWindow(credit: request.credit)
         }
     }

@@ -6,6 +6,7 @@ import Foundation
 import Logging
 import NATS
 import Testing
+import ZeroMQ
 
 /// The gateway in this process, on a real cluster of 1 or 3 nats-servers, driven by the
 /// Swift client as a backend would drive the broker.
@@ -97,6 +98,62 @@ import Testing
             }
             #expect(last == 2_500, "delivery stopped short of the credit without an ACK")
         }
+    }
+
+    /// docs/protocol.md "Batched delivery (EVTS)", on the wire: a connection that asked for
+    /// `batch` in HELLO gets its consumer's events in EVTS, in SEQ order, acked as EVTs are;
+    /// one that did not gets EVT.
+    @Test func aConsumerThatAskedForBatchesGetsEVTS() throws {
+        let test = try TestCluster(nodes: 1)
+        let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*"))
+        defer { running.stop() }
+        let context = try Context()
+        func dealer() throws -> Socket {
+            let socket = try Socket(context: context, type: .dealer)
+            try socket.setReceiveTimeout(30_000)
+            try socket.connect(running.gateway.commandEndpoint)
+            return socket
+        }
+        func frames(_ texts: [String], _ events: [[UInt8]] = []) -> [[UInt8]] { texts.map { Array($0.utf8) } + events }
+        let batched = try dealer()
+        _ = try batched.send(frames(["EB1", "HELLO", "h", #"{"batch":true}"#]))
+        let hello = try #require(try batched.receive())
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(hello[3])) as? [String: Any])
+        #expect(answer["batch"] as? Bool == true)
+        #expect((answer["features"] as? [String])?.contains("batch") == true)
+        _ = try batched.send(frames(["EB1", "PUB", "p", "in"], (1...5).map { Self.event("b\($0)") }))
+        #expect(try #require(try batched.receive())[1] == Array("OK".utf8))
+
+        _ = try batched.send(frames(["EB1", "CONSUME", "c", "batched", "earliest", "10", "in/"]))
+        #expect(try #require(try batched.receive()).map { String(decoding: $0, as: UTF8.self) } == ["EB1", "OK", "c", "1"])
+        var seqs: [UInt64] = [], ids: [String] = []
+        while seqs.count < 5 {
+            let message = try #require(try batched.receive())
+            #expect(message.count == 4 && message[1] == Verb.evts.bytes && message[2] == Array("batched".utf8))
+            var topics: Set<[UInt8]> = []
+            let wellFormed = DeliveryBatch.decode(message[3]) { seq, topic, event in
+                seqs.append(seq)
+                ids.append((try? Self.id(of: Array(event))) ?? "?")
+                topics.insert(Array(topic))
+            }
+            #expect(wellFormed)
+            #expect(topics == [Array("in/messaging:general/message.read".utf8)])
+        }
+        #expect(seqs == [1, 2, 3, 4, 5])
+        #expect(ids == (1...5).map { "b\($0)" })
+        _ = try batched.send(frames(["EB1", "ACK", "", "batched", "5"]))
+        _ = try batched.send(frames(["EB1", "CANCEL", "x", "batched"]))
+        #expect(try #require(try batched.receive()).prefix(3).map { String(decoding: $0, as: UTF8.self) } == ["EB1", "OK", "x"])
+
+        // Acked: resuming the name delivers nothing before the next event, and a connection
+        // that did not ask for batches gets it as an EVT.
+        let plain = try dealer()
+        _ = try plain.send(frames(["EB1", "CONSUME", "c", "batched", "resume", "10", "in/"]))
+        #expect(try #require(try plain.receive()).map { String(decoding: $0, as: UTF8.self) } == ["EB1", "OK", "c", "6"])
+        _ = try plain.send(frames(["EB1", "PUB", "p", "in"], [Self.event("b6")]))
+        var evt = try #require(try plain.receive())
+        if evt[1] == Array("OK".utf8) { evt = try #require(try plain.receive()) }
+        #expect(evt.count == 6 && evt[1] == Verb.evt.bytes && evt[3] == Array("6".utf8))
     }
 
     @Test func withoutQuorumAPubIsAnsweredBusy() async throws {
