@@ -284,9 +284,12 @@ public final class JetStream: @unchecked Sendable {
         let status = js_PublishMsgAsync(handle, &owned, &options)
         if status != NATS_OK {
             let error = NATSError.last(status, "publish async \(subject)")
-            // libnats did not take the message: it and the waiter are still ours.
+            // libnats did not take the message: it and the waiter are still ours. The waiter
+            // is taken before the message is destroyed: once freed, its address may be another
+            // publish's key, whose waiter this would take instead.
+            let waiter = AsyncAcks.shared.take(context: id, message: message)
             natsMsg_Destroy(owned)
-            AsyncAcks.shared.take(context: id, message: message)?(.failure(error))
+            waiter?(.failure(error))
         }
     }
 

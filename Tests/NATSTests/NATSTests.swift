@@ -1,6 +1,7 @@
 import Foundation
 import EventBusTesting
 import NATS
+import Synchronization
 import Testing
 
 /// The wrapper against a real nats-server 2.15 (see ``NATSServer``): each test starts its own.
@@ -134,6 +135,33 @@ import Testing
             let error = await #expect(throws: NATSError.self) { try await js.publishAsync("dead", [2]) }
             #expect(error?.isTimeout == true)
             connection.close()
+        }
+    }
+
+    /// A publish libnats refuses (here: past `maxPendingAsync`, after the stall wait) fails
+    /// on the caller's thread, and every publish's completion runs exactly once, the one in
+    /// flight too (failed when the connection closes).
+    @Test
+    func aRefusedAsyncPublishCompletesOnceAndLeavesTheOthersAlone() async throws {
+        try await withDeadline(.seconds(600)) {
+            let server = try NATSServer()
+            let connection = try Connection(ConnectOptions(servers: [server.url], timeout: .milliseconds(500),
+                                                           allowReconnect: true, maxReconnect: -1, reconnectWait: .milliseconds(100)))
+            let js = try JetStream(connection: connection, options: JetStreamOptions(
+                asyncAckTimeout: .seconds(600), maxPendingAsync: 1, stallWait: .milliseconds(50)))
+            try js.addStream(StreamConfig(name: "STALL", subjects: ["stall"], storage: .memory))
+            server.kill()  // no ack comes any more
+            let outcomes = Mutex<[Int: [Bool]]>([:])
+            for index in 0..<3 {
+                js.publishAsync("stall", [UInt8(index)]) { result in
+                    outcomes.withLock { $0[index, default: []].append((try? result.get()) != nil) }
+                }
+            }
+            // The first is in flight; the two past the limit failed at once, on this thread.
+            #expect(outcomes.withLock { $0 } == [1: [false], 2: [false]])
+            connection.close()
+            while outcomes.withLock({ $0[0] == nil }) { try await Task.sleep(for: .milliseconds(10)) }  // poll interval
+            #expect(outcomes.withLock { $0 } == [0: [false], 1: [false], 2: [false]])
         }
     }
 
