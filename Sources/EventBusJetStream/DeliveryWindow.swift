@@ -23,7 +23,9 @@ import DequeModule
 public struct DeliveryWindow<Handle: Sendable>: Sendable {
     /// The most EVTs unacked (the CONSUME's CREDIT).
     public let credit: Int
-    private var inFlight: Deque<(seq: UInt64, handle: Handle)> = []
+    private var inFlight: Deque<(seq: UInt64, handle: Handle, round: UInt64)> = []
+    /// The keep-alive round now (``staleHandles()``): each EVT remembers the round it was sent in.
+    private var round: UInt64 = 0
     /// The SEQ due next: every one before it was sent to the client or passed over.
     public private(set) var next: UInt64 = 1
     /// The consumer sequence of the last delivery seen.
@@ -53,9 +55,17 @@ public struct DeliveryWindow<Handle: Sendable>: Sendable {
     public var count: Int { inFlight.count }
     /// The SEQs in flight, oldest first.
     public var seqs: [UInt64] { inFlight.map(\.seq) }
-    /// The handles of the EVTs in flight, oldest first: to keep them from JetStream's
-    /// redelivery while the client holds them.
-    public var handles: [Handle] { inFlight.map(\.handle) }
+    /// The handles of the EVTs sent before the previous call, oldest first, then a new
+    /// round begins: what to mark in progress, called every third of the ack wait, so that
+    /// JetStream does not deliver again what the client holds. An EVT acked within a round
+    /// or two (the usual case) is never marked; one held longer is marked each round, at
+    /// most two thirds of the ack wait after it was sent or last marked.
+    public mutating func staleHandles() -> [Handle] {
+        defer { round += 1 }
+        var stale: [Handle] = []
+        for entry in inFlight where entry.round < round { stale.append(entry.handle) }
+        return stale
+    }
 
     /// The JetStream consumer is ready and delivers from `first`; `made` when it was made
     /// for this attachment (or made again after a gap), false when an existing one was
@@ -87,7 +97,7 @@ public struct DeliveryWindow<Handle: Sendable>: Sendable {
         }
         next = seq + 1
         guard forClient else { return .pass }
-        inFlight.append((seq, handle))
+        inFlight.append((seq, handle, round))
         return .send
     }
 

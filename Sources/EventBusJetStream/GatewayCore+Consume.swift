@@ -52,12 +52,14 @@ extension GatewayCore {
     /// 5 s). That is how the events a dead gateway had sent come back to the consumer's next
     /// attachment, so the wait is short; the EVTs a live gateway's clients hold are marked
     /// in progress every third of it, so that JetStream waits on for them however long the
-    /// client takes.
+    /// client takes. Only those held since before the last mark are (``DeliveryWindow/staleHandles()``):
+    /// a plugin that acks as it goes holds thousands of EVTs at any moment, each for
+    /// milliseconds, and marking them all was thousands of messages to the cluster a round.
     func keepHeldAlive() {
         guard lastKeepAlive.duration(to: clock.now) >= config.ackWait / 3 else { return }
         lastKeepAlive = clock.now
         for attachment in consumers.values where attachment.confirmed {
-            for message in attachment.window.handles {
+            for message in attachment.window.staleHandles() {
                 do { try message.inProgress() } catch {
                     logger.warning("JetStream in-progress failed; the event may come again", metadata: ["error.type": "\(error)"])
                     break

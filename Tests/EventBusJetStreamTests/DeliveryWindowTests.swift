@@ -28,6 +28,29 @@ import Testing
         #expect(window.count == 0)
     }
 
+    /// Only EVTs held since before the previous round are marked in progress: one acked
+    /// within a round never is, one held on is, each round.
+    @Test func onlyEventsHeldSinceBeforeTheLastRoundAreStale() {
+        var window = made(at: 1)
+        #expect(window.arrive(1, delivery: 1, redelivered: false, forClient: true, "a") == .send)
+        #expect(window.arrive(2, delivery: 2, redelivered: false, forClient: true, "b") == .send)
+        let first = window.staleHandles()
+        #expect(first.isEmpty)  // sent in this round
+        #expect(window.arrive(3, delivery: 3, redelivered: false, forClient: true, "c") == .send)
+        _ = window.acknowledge(upTo: 1)
+        let second = window.staleHandles()
+        #expect(second == ["b"])  // "a" was acked; "c" came in this round
+        let third = window.staleHandles()
+        #expect(third == ["b", "c"])
+        // A redelivery of a held EVT keeps its round and gives its newer handle.
+        #expect(window.arrive(2, delivery: 4, redelivered: true, forClient: true, "b2") == .held)
+        let fourth = window.staleHandles()
+        #expect(fourth == ["b2", "c"])
+        _ = window.acknowledge(upTo: 3)
+        let none = window.staleHandles()
+        #expect(none.isEmpty)
+    }
+
     @Test func aRedeliveryOfAHeldEventIsNotSentTwice() {
         var window = made(at: 4)
         let sent = [window.arrive(4, delivery: 1, redelivered: false, forClient: true, "first"),
