@@ -18,6 +18,11 @@ public struct ConnectOptions: Sendable {
     public var reconnectWait: Duration
     /// Try the servers in the order given instead of libnats's random order.
     public var noRandomize: Bool
+    /// A PEM file of the certificates of the authorities that sign the servers'
+    /// certificates. With it the connection is TLS or nothing: a server whose certificate
+    /// they did not sign, or one that does not speak TLS, is refused. Without it, a server
+    /// that requires TLS is refused too (no authority to check it against).
+    public var trustedCertificates: String?
 
     public init(
         servers: [String],
@@ -26,7 +31,8 @@ public struct ConnectOptions: Sendable {
         allowReconnect: Bool = true,
         maxReconnect: Int = 60,
         reconnectWait: Duration = .seconds(2),
-        noRandomize: Bool = false
+        noRandomize: Bool = false,
+        trustedCertificates: String? = nil
     ) {
         self.servers = servers
         self.name = name
@@ -35,6 +41,7 @@ public struct ConnectOptions: Sendable {
         self.maxReconnect = maxReconnect
         self.reconnectWait = reconnectWait
         self.noRandomize = noRandomize
+        self.trustedCertificates = trustedCertificates
     }
 }
 
@@ -71,6 +78,10 @@ public final class Connection: @unchecked Sendable {
         try NATSError.check(natsOptions_SetMaxReconnect(opts, Int32(options.maxReconnect)), "\(what): max reconnect")
         try NATSError.check(natsOptions_SetReconnectWait(opts, options.reconnectWait.natsMilliseconds), "\(what): reconnect wait")
         try NATSError.check(natsOptions_SetNoRandomize(opts, options.noRandomize), "\(what): no randomize")
+        if let authorities = options.trustedCertificates {
+            try NATSError.check(natsOptions_SetSecure(opts, true), "\(what): TLS")
+            try NATSError.check(natsOptions_LoadCATrustedCertificates(opts, authorities), "\(what): trusted certificates")
+        }
         let id = AsyncAcks.shared.newConnection()
         try NATSError.check(
             natsOptions_SetClosedCB(opts, connectionClosed, UnsafeMutableRawPointer(bitPattern: id)), "\(what): closed callback")

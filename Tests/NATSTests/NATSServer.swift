@@ -1,3 +1,4 @@
+import EventBusTesting
 import Foundation
 import NATS
 
@@ -16,21 +17,27 @@ final class NATSServer: @unchecked Sendable {
     /// The oldest server these tests accept.
     static let minimumVersion = [2, 15]
 
-    init() throws {
+    /// The certificate the server presents when it requires TLS, `nil` for plain TCP.
+    let tls: TestCertificate?
+
+    /// A server; with `tls`, one that requires TLS and presents that certificate.
+    init(tls: TestCertificate? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-nats-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        self.tls = tls
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try Self.binary())
         // -p -1: a port the system chooses; the server writes it to the ports file.
         process.arguments = ["-a", "127.0.0.1", "-p", "-1", "-js", "-sd", directory.appendingPathComponent("store").path,
                              "--ports_file_dir", directory.path, "-l", directory.appendingPathComponent("server.log").path]
+            + (tls.map { ["--tls", "--tlscert", $0.certificate, "--tlskey", $0.key] } ?? [])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
         do {
             url = try Self.waitForPort(process: process, directory: directory)
-            try Self.waitUntilReady(url: url, process: process)
+            try Self.waitUntilReady(url: url, process: process, trusting: tls?.certificate)
         } catch {
             Foundation.kill(process.processIdentifier, SIGKILL)
             Self.reap(process)
@@ -59,7 +66,8 @@ final class NATSServer: @unchecked Sendable {
 
     /// A connection to this server that does not reconnect (the tests kill servers).
     func connect(name: String = "natstests") throws(NATSError) -> Connection {
-        try Connection(ConnectOptions(servers: [url], name: name, timeout: .seconds(2), allowReconnect: false))
+        try Connection(ConnectOptions(servers: [url], name: name, timeout: .seconds(2), allowReconnect: false,
+                                      trustedCertificates: tls?.certificate))
     }
 
     var log: String { (try? String(contentsOf: directory.appendingPathComponent("server.log"), encoding: .utf8)) ?? "" }
@@ -84,13 +92,14 @@ final class NATSServer: @unchecked Sendable {
 
     /// Polls until a connection is accepted and JetStream answers (a stream lookup
     /// says "not found" rather than failing).
-    private static func waitUntilReady(url: String, process: Process) throws {
+    private static func waitUntilReady(url: String, process: Process, trusting authorities: String?) throws {
         let deadline = Date().addingTimeInterval(20)
         var last: (any Error)?
         while Date() < deadline {
             guard process.isRunning else { throw ServerError("nats-server exited with \(process.terminationStatus)") }
             do {
-                let connection = try Connection(ConnectOptions(servers: [url], timeout: .milliseconds(500), allowReconnect: false))
+                let connection = try Connection(ConnectOptions(servers: [url], timeout: .milliseconds(500), allowReconnect: false,
+                                                               trustedCertificates: authorities))
                 defer { connection.close() }
                 let js = try JetStream(connection: connection, options: JetStreamOptions(requestTimeout: .milliseconds(500)))
                 do {
