@@ -26,17 +26,20 @@ public struct ClusterConfig: Sendable, Equatable {
     /// The users per role every server accepts, or `nil` for a cluster open to any client
     /// on its address (the tests' clusters).
     public var users: ClusterUsers?
+    /// TLS to clients and between servers, or `nil` for plain TCP (one machine's loopback).
+    public var tls: ClusterTLS?
 
     /// A cluster of `nodes` servers on `basePort`, `basePort + 1`, … with route ports
     /// ``routePortOffset`` higher.
     ///
     /// - Throws: ``ClusterError/invalidNodeCount(_:)`` or ``ClusterError/invalidPort(_:)``.
     public init(nodes: Int, dataDirectory: String, basePort: Int = ClusterConfig.defaultBasePort,
-                host: String = "127.0.0.1", syncAlways: Bool = false, users: ClusterUsers? = nil) throws(ClusterError) {
+                host: String = "127.0.0.1", syncAlways: Bool = false, users: ClusterUsers? = nil,
+                tls: ClusterTLS? = nil) throws(ClusterError) {
         guard (1...Self.maxNodes).contains(nodes) else { throw .invalidNodeCount(nodes) }
         try self.init(dataDirectory: dataDirectory, clientPorts: (0..<nodes).map { basePort + $0 },
                       routePorts: (0..<nodes).map { basePort + Self.routePortOffset + $0 }, host: host, syncAlways: syncAlways,
-                      users: users)
+                      users: users, tls: tls)
     }
 
     /// A cluster with the ports given, one client and one route port per node.
@@ -45,7 +48,7 @@ public struct ClusterConfig: Sendable, Equatable {
     ///   of different lengths; ``ClusterError/invalidPort(_:)`` for a port outside 1–65535
     ///   or used twice.
     public init(dataDirectory: String, clientPorts: [Int], routePorts: [Int], host: String = "127.0.0.1",
-                syncAlways: Bool = false, users: ClusterUsers? = nil) throws(ClusterError) {
+                syncAlways: Bool = false, users: ClusterUsers? = nil, tls: ClusterTLS? = nil) throws(ClusterError) {
         guard (1...Self.maxNodes).contains(clientPorts.count), routePorts.count == clientPorts.count else {
             throw .invalidNodeCount(clientPorts.count)
         }
@@ -58,6 +61,7 @@ public struct ClusterConfig: Sendable, Equatable {
         self.routePorts = routePorts
         self.syncAlways = syncAlways
         self.users = users
+        self.tls = tls
     }
 
     /// Every node, in order (`n1`, `n2`, …).
@@ -69,7 +73,7 @@ public struct ClusterConfig: Sendable, Equatable {
             return NodeConfig(
                 name: name, host: host, clientPort: clientPorts[index],
                 routePort: routes.isEmpty ? nil : routePorts[index], routes: routes, directory: directory,
-                syncAlways: syncAlways, nodeCount: clientPorts.count, users: users)
+                syncAlways: syncAlways, nodeCount: clientPorts.count, users: users, tls: tls)
         }
     }
 
@@ -113,6 +117,8 @@ public struct NodeConfig: Sendable, Equatable {
     public var nodeCount: Int
     /// The users per role, or `nil` for no `authorization` block.
     public var users: ClusterUsers? = nil
+    /// TLS to clients and between the servers, or `nil` for plain TCP.
+    public var tls: ClusterTLS? = nil
 
     public var configPath: String { "\(directory)/nats-server.conf" }
     public var logPath: String { "\(directory)/server.log" }
@@ -132,6 +138,8 @@ public struct NodeConfig: Sendable, Equatable {
         // Every write fsynced before its ack: an ack means "on disk on a majority".
         if syncAlways { lines.append("  sync_interval: always") }
         lines.append("}")
+        // TLS required of every client (libnats: `trustedCertificates`).
+        if let tls { lines += tls.block(indent: 0) }
         if let routePort {
             lines.append("cluster {")
             lines.append("  name: \(ClusterConfig.clusterName)")
@@ -139,6 +147,8 @@ public struct NodeConfig: Sendable, Equatable {
             lines.append("  routes: [")
             lines += routes.map { "    \($0)" }
             lines.append("  ]")
+            // Routes over TLS too: each server checks the others' certificates.
+            if let tls { lines += tls.block(indent: 2) }
             lines.append("}")
         }
         // Users per role: only gateways write to `in`, each plugin only to its own stage.

@@ -37,6 +37,9 @@ public struct GatewayConfig: Sendable, Equatable {
     /// online to place its replicas (a cluster that just started, or one node still
     /// coming back); then it exits naming the servers.
     public var peerWait: Duration = .seconds(30)
+    /// The authorities that sign the servers' certificates (PEM, `--backend-ca`): the
+    /// connection is then TLS and checks each server; `nil` for plain TCP.
+    public var trustedCertificates: String?
 
     public init(servers: [String], commandEndpoint: String = WireProtocol.defaultCommandEndpoint,
                 pipeline: [String] = [], replicas: Int? = nil, duplicateWindow: Duration = .seconds(600),

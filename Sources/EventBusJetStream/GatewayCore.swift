@@ -81,7 +81,8 @@ final class GatewayCore {
         do {
             connection = try Connection(ConnectOptions(
                 servers: config.servers, name: config.connectionName, timeout: .seconds(2),
-                allowReconnect: true, maxReconnect: -1, reconnectWait: .seconds(1)))
+                allowReconnect: true, maxReconnect: -1, reconnectWait: .seconds(1),
+                trustedCertificates: config.trustedCertificates))
         } catch {
             throw .unreachable(servers: config.servers, error)
         }

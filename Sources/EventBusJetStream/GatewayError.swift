@@ -18,6 +18,8 @@ public enum GatewayError: Error, Sendable, CustomStringConvertible {
             "--backend \(value): \(reason)"
         case .unreachable(let servers, let error):
             "cannot reach the NATS cluster at \(ServerURL.redacted(servers)): \(error)"
+                + (error.isTLS ? " (TLS: --backend-ca must name the authority that signs the servers' certificates, "
+                    + "and a cluster reached with it must speak TLS)" : "")
         case .streamUnavailable(let stream, let servers, let error):
             "JetStream at \(ServerURL.redacted(servers)) cannot provide stream \(stream): \(error)"
         case .cannotBind(let endpoint, let reason):

@@ -21,6 +21,9 @@ public final class KVPluginStore: PluginStore, Sendable {
     /// The variable in a plugin's environment that names the cluster keeping its state and
     /// lease (`nats://h1:4222,h2:4222`); `eventbus up --backend` sets it (PluginMain).
     public static let environmentVariable = "EVENTBUS_STATE"
+    /// The variable naming the PEM file of the authorities that sign that cluster's
+    /// certificates, for TLS (`eventbus up --backend-ca` sets it).
+    public static let authoritiesVariable = "EVENTBUS_STATE_CA"
     /// The largest chunk written.
     public static let chunkBytes = 256 * 1024
 
@@ -33,10 +36,11 @@ public final class KVPluginStore: PluginStore, Sendable {
 
     /// Connects to `servers` and opens (or makes) the bucket, with `replicas` copies
     /// (default: 3 with three servers or more, else 1).
-    public init(servers: [String], plugin name: String, replicas: Int? = nil) throws(NATSError) {
+    public init(servers: [String], plugin name: String, replicas: Int? = nil, trustedCertificates: String? = nil) throws(NATSError) {
         self.name = name
         connection = try Connection(ConnectOptions(servers: servers, name: "eventbus-plugin-\(name)", timeout: .seconds(2),
-                                                   allowReconnect: true, maxReconnect: -1, reconnectWait: .seconds(1)))
+                                                   allowReconnect: true, maxReconnect: -1, reconnectWait: .seconds(1),
+                                                   trustedCertificates: trustedCertificates))
         let jetStream = try JetStream(connection: connection)
         let config = KeyValueConfig(bucket: Self.bucket, history: 1, replicas: replicas ?? (servers.count >= 3 ? 3 : 1))
         // Safe to make twice: its timeouts are retried too (``ClusterWarmUp``).

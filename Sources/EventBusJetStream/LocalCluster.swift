@@ -95,7 +95,8 @@ public final class LocalCluster: Sendable {
             try checkRunning()
             pending = pending.filter { node in
                 do {
-                    try Self.probe(config.users.map { $0.urls([node.clientURL], for: .admin)[0] } ?? node.clientURL)
+                    try Self.probe(config.users.map { $0.urls([node.clientURL], for: .admin)[0] } ?? node.clientURL,
+                                   trusting: config.tls?.authorities)
                     return false
                 } catch {
                     lastError = "\(node.name): \(error)"
@@ -112,9 +113,10 @@ public final class LocalCluster: Sendable {
     }
 
     /// One question to one node; returns when a meta leader answered it.
-    static func probe(_ url: String) throws(NATSError) {
+    static func probe(_ url: String, trusting authorities: String? = nil) throws(NATSError) {
         let connection = try Connection(ConnectOptions(servers: [url], name: "eventbus-cluster-probe",
-                                                       timeout: .milliseconds(500), allowReconnect: false))
+                                                       timeout: .milliseconds(500), allowReconnect: false,
+                                                       trustedCertificates: authorities))
         defer { connection.close() }
         let js = try JetStream(connection: connection, options: JetStreamOptions(requestTimeout: .seconds(1)))
         do {

@@ -39,13 +39,14 @@ public final class PluginLease: Sendable {
     ///   - ttl: How long a lease outlives its last renewal: the longest a successor on
     ///     another machine waits after a holder died.
     public init(servers: [String], plugin: String, holder: String, ttl: Duration = .seconds(4), replicas: Int? = nil,
-                logger: Logger) throws(NATSError) {
+                trustedCertificates: String? = nil, logger: Logger) throws(NATSError) {
         self.plugin = plugin
         self.ttl = ttl
         self.logger = logger
         self.holder = holder
         connection = try Connection(ConnectOptions(servers: servers, name: "eventbus-lease-\(plugin)", timeout: .seconds(2),
-                                                   allowReconnect: true, maxReconnect: -1, reconnectWait: .milliseconds(250)))
+                                                   allowReconnect: true, maxReconnect: -1, reconnectWait: .milliseconds(250),
+                                                   trustedCertificates: trustedCertificates))
         let jetStream = try JetStream(connection: connection)
         let config = KeyValueConfig(bucket: Self.bucket, history: 1, ttl: ttl, replicas: replicas ?? (servers.count >= 3 ? 3 : 1))
         // Creating the bucket again with the same configuration is harmless: its timeouts

@@ -82,12 +82,16 @@ public enum PluginMain {
             var lease: PluginLease?
             if let backend = ProcessInfo.processInfo.environment[KVPluginStore.environmentVariable], !backend.isEmpty {
                 let servers = try GatewayConfig.servers(backend: backend)
+                let authorities = ProcessInfo.processInfo.environment[KVPluginStore.authoritiesVariable].flatMap { $0.isEmpty ? nil : $0 }
                 let holder = "\(ProcessInfo.processInfo.hostName):\(URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path)"
-                let taken = try PluginLease(servers: servers, plugin: configuration.name, holder: holder, logger: logger)
+                let taken = try PluginLease(servers: servers, plugin: configuration.name, holder: holder,
+                                            trustedCertificates: authorities, logger: logger)
                 // Until it is ours: another live instance of this plugin holds it meanwhile.
                 _ = try taken.acquire(until: { false })
                 lease = taken
-                if P.State.isPersistent { store = try KVPluginStore(servers: servers, plugin: configuration.name) }
+                if P.State.isPersistent {
+                    store = try KVPluginStore(servers: servers, plugin: configuration.name, trustedCertificates: authorities)
+                }
             }
             let runner = try PluginRunner(plugin: plugin, configuration: configuration, store: store, logger: logger)
             var services: [ServiceGroupConfiguration.ServiceConfiguration] = [

@@ -45,6 +45,11 @@ public struct NATSError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// `true` when the call timed out (`NATS_TIMEOUT`), for a fetch that found nothing too.
     public var isTimeout: Bool { status == NATS_TIMEOUT.rawValue }
+
+    /// The TLS handshake failed, or one side wants TLS and the other does not.
+    public var isTLS: Bool {
+        [NATS_SSL_ERROR, NATS_SECURE_CONNECTION_WANTED, NATS_SECURE_CONNECTION_REQUIRED].contains { status == $0.rawValue }
+    }
     /// `true` when what the call looked for is not there (`NATS_NOT_FOUND`), or the server
     /// said so with a JetStream "not found" code (stream 10059, consumer 10014).
     public var isNotFound: Bool {

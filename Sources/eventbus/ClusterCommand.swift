@@ -5,6 +5,7 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 import Dispatch
+import Foundation
 
 /// `eventbus cluster`: a local NATS JetStream cluster for the JetStream backend.
 struct ClusterCommand: AsyncParsableCommand {
@@ -47,19 +48,42 @@ struct ClusterUpCommand: AsyncParsableCommand {
     @Flag(help: "No users: any client on the address may read and write everything (as before users per role).")
     var noUsers = false
 
+    @Option(help: ArgumentHelp(
+        "The servers' certificate (PEM): every server then requires TLS of its clients and speaks TLS to the others; "
+            + "clients need --backend-ca. With --tls-key.", valueName: "FILE"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The private key of --tls-cert (PEM).", valueName: "FILE"))
+    var tlsKey: String?
+
+    @Option(help: ArgumentHelp("The authorities that sign the servers' certificates (PEM; default: --tls-cert, self-signed).",
+                               valueName: "FILE"))
+    var tlsCa: String?
+
     @Option(help: ArgumentHelp("How long to wait for a JetStream meta leader.", valueName: "SECONDS"))
     var leaderTimeout: Int = 60
 
     @Option(help: "Log level on stderr (trace, debug, info, notice, warning, error, critical).")
     var logLevel: Logger.Level = .info
 
+    func validate() throws {
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+        if tlsCa != nil && tlsCert == nil { throw ValidationError("--tls-ca needs --tls-cert and --tls-key") }
+    }
+
     func run() async throws {
         let logger = CLILogging.logger("eventbus.cluster", level: logLevel)
         let cluster: LocalCluster
         do {
             let users = noUsers ? nil : try ClusterUsers(plugins: plugins.split(separator: ",").map(String.init))
+            var tls: ClusterTLS?
+            if let tlsCert, let tlsKey {
+                // The servers read these from their own directories: absolute paths.
+                func absolute(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
+                tls = ClusterTLS(certificate: absolute(tlsCert), key: absolute(tlsKey), authorities: tlsCa.map(absolute))
+            }
             let config = try ClusterConfig(nodes: nodes, dataDirectory: dataDir, basePort: basePort, syncAlways: syncAlways,
-                                           users: users)
+                                           users: users, tls: tls)
             cluster = try LocalCluster(config: config, binary: try ServerBinary.find(), logger: logger)
             try cluster.waitForLeader(timeout: .seconds(leaderTimeout))
         } catch {

@@ -22,6 +22,11 @@ struct GatewayCommand: AsyncParsableCommand {
                                valueName: "nats://URLS"))
     var backend: String
 
+    @Option(help: ArgumentHelp(
+        "The PEM file of the authorities that sign the servers' certificates: the connection is then TLS and checks "
+            + "each server (docs/scale-out.md, \"A three-machine deployment\").", valueName: "FILE"))
+    var backendCa: String?
+
     @Option(help: ArgumentHelp("The command endpoint to bind (ROUTER; default tcp://127.0.0.1:7750).", valueName: "EP"))
     var endpoint: String = WireProtocol.defaultCommandEndpoint
 
@@ -76,11 +81,12 @@ struct GatewayCommand: AsyncParsableCommand {
         let gateway: Gateway
         do {
             let stages = try pipeline.map { try Pipeline.parse(list: $0, pluginDirectory: nil).names } ?? []
-            let config = GatewayConfig(
+            var config = GatewayConfig(
                 servers: try GatewayConfig.servers(backend: backend), commandEndpoint: BindPolicy.bindable(endpoint),
                 pipeline: stages, replicas: replicas, duplicateWindow: .seconds(dedupWindow),
                 requestTimeout: .milliseconds(requestTimeoutMs), publishTimeout: .milliseconds(publishTimeoutMs),
                 ackWait: .seconds(ackWait), maxEventBytes: maxEventBytes)
+            config.trustedCertificates = backendCa
             gateway = try Gateway(config: config, logger: logger)
         } catch {
             throw Output.fail("gateway: \(error)")

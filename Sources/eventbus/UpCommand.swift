@@ -36,6 +36,12 @@ struct UpCommand: AsyncParsableCommand {
     var backendUsers: String?
 
     @Option(help: ArgumentHelp(
+        "With --backend: the PEM file of the authorities that sign the servers' certificates. The gateway and each plugin "
+            + "then reach the cluster over TLS only, checking each server (docs/scale-out.md).",
+        valueName: "FILE"))
+    var backendCa: String?
+
+    @Option(help: ArgumentHelp(
         "Also run eventbus-http, CloudEvents over HTTP, listening on HOST:PORT, supervised like a plugin; it is found beside "
             + "eventbus or by EVENTBUS_HTTP (docs/http.md).",
         valueName: "HOST:PORT"))
@@ -77,9 +83,11 @@ struct UpCommand: AsyncParsableCommand {
         }
         let supervisor: Supervisor
         if backendUsers != nil && backend == nil { throw Output.fail("--backend-users needs --backend") }
+        if backendCa != nil && backend == nil { throw Output.fail("--backend-ca needs --backend") }
         if let backend {
             guard httpIngress == nil else { throw Output.fail("--http is not supported with --backend yet") }
-            supervisor = try Self.onJetStream(backend: backend, users: backendUsers, broker: brokerConfig, pipeline: pipeline, logger: logger)
+            supervisor = try Self.onJetStream(backend: backend, users: backendUsers, authorities: backendCa, broker: brokerConfig,
+                                              pipeline: pipeline, logger: logger)
         } else {
             do {
                 var config = SupervisorConfig(broker: brokerConfig, pipeline: pipeline)
@@ -100,7 +108,8 @@ struct UpCommand: AsyncParsableCommand {
 
     /// The supervisor of `--backend`: a JetStream gateway bound on the command endpoint as
     /// its front, the plugins against it.
-    static func onJetStream(backend: String, users: String?, broker: BrokerConfig, pipeline: Pipeline, logger: Logger) throws -> Supervisor {
+    static func onJetStream(backend: String, users: String?, authorities: String?, broker: BrokerConfig, pipeline: Pipeline,
+                            logger: Logger) throws -> Supervisor {
         // Each plugin's own user, when the cluster has users: DIR/plugin-NAME.url, as `cluster up` wrote it.
         var own: [String: [String: String]] = [:]
         if let users {
@@ -116,16 +125,19 @@ struct UpCommand: AsyncParsableCommand {
         }
         let gateway: Gateway
         do {
-            let config = GatewayConfig(
+            var config = GatewayConfig(
                 servers: try GatewayConfig.servers(backend: backend), commandEndpoint: BindPolicy.bindable(broker.commandEndpoint),
                 pipeline: pipeline.names, maxEventBytes: broker.maxEventBytes)
+            config.trustedCertificates = authorities
             gateway = try Gateway(config: config, logger: logger)
         } catch {
             throw Output.fail("gateway: \(error)")
         }
         do {
             return try Supervisor(config: SupervisorConfig(broker: broker, pipeline: pipeline), front: GatewayFront(gateway: gateway),
-                                  pluginEnvironment: [KVPluginStore.environmentVariable: backend], pluginEnvironments: own, logger: logger)
+                                  pluginEnvironment: [KVPluginStore.environmentVariable: backend,
+                                                      KVPluginStore.authoritiesVariable: authorities ?? ""],
+                                  pluginEnvironments: own, logger: logger)
         } catch {
             throw Output.fail(error)
         }

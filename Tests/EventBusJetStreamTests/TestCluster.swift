@@ -9,11 +9,11 @@ final class TestCluster: Sendable {
     let cluster: LocalCluster
     let directory: String
 
-    init(nodes: Int, syncAlways: Bool = false, users: ClusterUsers? = nil) throws {
+    init(nodes: Int, syncAlways: Bool = false, users: ClusterUsers? = nil, tls: ClusterTLS? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-js-\(UUID().uuidString.prefix(8))").path
         let ports = try FreePorts.take(2 * nodes)
         let config = try ClusterConfig(dataDirectory: directory, clientPorts: Array(ports.prefix(nodes)),
-                                       routePorts: Array(ports.suffix(nodes)), syncAlways: syncAlways, users: users)
+                                       routePorts: Array(ports.suffix(nodes)), syncAlways: syncAlways, users: users, tls: tls)
         cluster = try LocalCluster(config: config, binary: try ServerBinary.find(), logger: Logger(label: "test.cluster"))
         try cluster.waitForLeader(timeout: .seconds(60))
     }
