@@ -50,6 +50,7 @@ public struct NATSError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isTLS: Bool {
         [NATS_SSL_ERROR, NATS_SECURE_CONNECTION_WANTED, NATS_SECURE_CONNECTION_REQUIRED].contains { status == $0.rawValue }
     }
+
     /// `true` when what the call looked for is not there (`NATS_NOT_FOUND`), or the server
     /// said so with a JetStream "not found" code (stream 10059, consumer 10014).
     public var isNotFound: Bool {

@@ -86,7 +86,9 @@ struct UpCommand: AsyncParsableCommand {
         if backendCa != nil && backend == nil { throw Output.fail("--backend-ca needs --backend") }
         if let backend {
             guard httpIngress == nil else { throw Output.fail("--http is not supported with --backend yet") }
-            supervisor = try Self.onJetStream(backend: backend, users: backendUsers, authorities: backendCa, broker: brokerConfig,
+            // The plugins read it from wherever they run: an absolute path.
+            let authorities = backendCa.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+            supervisor = try Self.onJetStream(backend: backend, users: backendUsers, authorities: authorities, broker: brokerConfig,
                                               pipeline: pipeline, logger: logger)
         } else {
             do {
