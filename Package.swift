@@ -238,6 +238,8 @@ let package = Package(
             name: "EventBusJetStream",
             dependencies: [
                 "EventBus",
+                // Keys and roles as the broker's (SecurityConfig, BrokerAccess, ZAPHandler).
+                "EventBusBroker",
                 "ZeroMQ",
                 "NATS",
                 .product(name: "Logging", package: "swift-log"),

@@ -1,4 +1,5 @@
 import EventBus
+import EventBusBroker
 import NATS
 
 /// How an `eventbus gateway` reaches its cluster and serves EB1.
@@ -40,6 +41,10 @@ public struct GatewayConfig: Sendable, Equatable {
     /// The authorities that sign the servers' certificates (PEM, `--backend-ca`): the
     /// connection is then TLS and checks each server; `nil` for plain TCP.
     public var trustedCertificates: String?
+    /// CURVE keys and roles (`--security`, the broker's file and rules, docs/security.md):
+    /// every connection encrypted, unlisted keys refused, each command checked against the
+    /// sender's roles; `nil` for none (then the gateway binds loopback, ipc or inproc only).
+    public var security: SecurityConfig?
 
     public init(servers: [String], commandEndpoint: String = WireProtocol.defaultCommandEndpoint,
                 pipeline: [String] = [], replicas: Int? = nil, duplicateWindow: Duration = .seconds(600),

@@ -2,8 +2,9 @@ import EventBus
 import NATS
 
 extension GatewayCore {
-    /// Handles one message from the ROUTER: framing as the broker checks it, then the verb.
-    func handle(_ frames: [[UInt8]]) {
+    /// Handles one message from the ROUTER: framing as the broker checks it, with keys the
+    /// sender's roles (by its ZAP user id), then the verb.
+    func handle(_ frames: [[UInt8]], userID: String? = nil) {
         let parsed: CommandMessage
         do {
             parsed = try CommandMessage.parse(frames)
@@ -12,6 +13,7 @@ extension GatewayCore {
             return
         }
         do throws(BusError) {
+            try access?.authorize(parsed, userID: userID)
             let message = try parsed.unbatched()
             switch message.verb {
             case .ping: reply(to: message.peer, correlation: message.correlation, [])

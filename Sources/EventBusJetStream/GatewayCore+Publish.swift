@@ -32,6 +32,7 @@ extension GatewayCore {
         perform(publisher.tick(now: clock.now))
         if !requests.isEmpty { expireRequests() }
         keepHeldAlive()
+        zap?.tick()
     }
 
     private func perform(_ actions: [OrderedPublisher.Action]) {

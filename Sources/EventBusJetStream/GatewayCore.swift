@@ -1,4 +1,5 @@
 import EventBus
+import EventBusBroker
 import Foundation
 import Logging
 import NATS
@@ -43,6 +44,9 @@ final class GatewayCore {
     var requestCounter: UInt64 = 0
     /// Reads the answers to this gateway's REQs.
     var replyListener: ReplyListener?
+    /// With keys: who may do what, and the handler that admits listed keys.
+    let access: BrokerAccess?
+    var zap: ZAPHandler?
 
     /// A PUB's messages, kept until it is answered to be published again if need be.
     struct Outgoing {
@@ -77,6 +81,7 @@ final class GatewayCore {
         self.config = config
         self.logger = logger
         self.services = Set(config.services)
+        access = config.security.map { BrokerAccess(config: $0, pipeline: config.pipeline) }
         self.publisher = OrderedPublisher(timeout: config.publishTimeout, fenceDuration: config.orderFence)
         do {
             connection = try Connection(ConnectOptions(
@@ -100,6 +105,12 @@ final class GatewayCore {
             inbox = try GatewayInbox()
             context = try Context()
             router = try Socket(context: context, type: .router)
+            if let security = config.security {
+                // The ZAP handler must be bound before a CURVE socket accepts a peer.
+                zap = try ZAPHandler(context: context, clients: security.clients, logger: logger)
+                try router.makeCurveServer(secretKey: security.secretKey)
+                try router.setZAPDomain("eventbus")
+            }
             try router.setRouterMandatory(true)
             // As the broker's --peer-hwm: a consumer's whole CREDIT of EVTs (65,536 at most)
             // fits in its peer's queue; libzmq's default (1,000) made EVTs beyond it drop.
@@ -186,15 +197,22 @@ final class GatewayCore {
         withCommands.add(fileDescriptor: inbox.wakeup.fileDescriptor)
         var inboxOnly = Poller()
         inboxOnly.add(fileDescriptor: inbox.wakeup.fileDescriptor)
+        // Handshakes are answered whether commands are read or not: the last item of both.
+        if let zap {
+            withCommands.add(zap.socket)
+            inboxOnly.add(zap.socket)
+        }
         while !stopped() {
             let accepting = publisher.eventsInFlight < config.maxEventsInFlight
             do {
+                let ready: [Poller.Events]
                 if accepting {
-                    let ready = try withCommands.poll(timeoutMilliseconds: pollTimeout())
+                    ready = try withCommands.poll(timeoutMilliseconds: pollTimeout())
                     if ready[0].contains(.readable) { readCommands() }
                 } else {
-                    _ = try inboxOnly.poll(timeoutMilliseconds: pollTimeout())
+                    ready = try inboxOnly.poll(timeoutMilliseconds: pollTimeout())
                 }
+                if let zap, ready.last?.contains(.readable) == true { zap.drain() }
             } catch {
                 logger.error("poll failed", metadata: ["error.type": "\(error)"])
                 break
@@ -214,15 +232,16 @@ final class GatewayCore {
 
     private func readCommands() {
         for _ in 0..<1_000 {
-            let frames: [[UInt8]]?
+            let received: (frames: [[UInt8]], userID: String?)?
             do {
-                frames = try router.receive(dontWait: true)
+                received = access == nil ? try router.receive(dontWait: true).map { ($0, nil) }
+                    : try router.receiveWithUserID(dontWait: true)
             } catch {
                 logger.warning("receive failed", metadata: ["error.type": "\(error)"])
                 return
             }
-            guard let frames else { return }
-            handle(frames)
+            guard let received else { return }
+            handle(received.frames, userID: received.userID)
             if publisher.eventsInFlight >= config.maxEventsInFlight { return }
         }
     }
@@ -240,6 +259,7 @@ final class GatewayCore {
         for name in Array(consumers.keys) { detach(name) }
         replyListener?.stop()
         router.close()
+        zap?.socket.close()
         connection.close()
         logger.info("gateway stopped")
     }

@@ -57,7 +57,13 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The largest event in bytes.", valueName: "N"))
     var maxEventBytes: Int = WireProtocol.defaultMaxEventBytes
 
-    @Flag(help: "Allow binding an endpoint other than loopback, ipc or inproc (the gateway has no keys yet: anyone who reaches it may do anything).")
+    @Option(help: ArgumentHelp(
+        "A YAML security file, as the broker's: the gateway's secret key file and the admitted client keys with their "
+            + "roles (docs/security.md). Every connection is then CURVE, and the endpoint may be any address.",
+        valueName: "FILE"))
+    var security: String?
+
+    @Flag(help: "Without --security, allow binding an endpoint other than loopback, ipc or inproc: anyone who reaches it may do anything.")
     var allowInsecureBind = false
 
     @Option(help: "Log level on stderr (trace, debug, info, notice, warning, error, critical).")
@@ -70,9 +76,9 @@ struct GatewayCommand: AsyncParsableCommand {
         if dedupWindow <= 0 { throw ValidationError("--dedup-window must be positive") }
         if ackWait <= 0 { throw ValidationError("--ack-wait must be positive") }
         if maxEventBytes <= 0 { throw ValidationError("--max-event-bytes must be positive") }
-        if !allowInsecureBind && !BindPolicy.isLocal(endpoint) {
-            throw ValidationError("--endpoint \(endpoint) is not loopback, ipc or inproc: the gateway has no keys yet; "
-                + "pass \(BindPolicy.insecureOption) to bind it anyway")
+        if security == nil && !allowInsecureBind && !BindPolicy.isLocal(endpoint) {
+            throw ValidationError("--endpoint \(endpoint) is not loopback, ipc or inproc: give the gateway keys with --security, "
+                + "or pass \(BindPolicy.insecureOption) to bind it without")
         }
     }
 
@@ -87,6 +93,7 @@ struct GatewayCommand: AsyncParsableCommand {
                 requestTimeout: .milliseconds(requestTimeoutMs), publishTimeout: .milliseconds(publishTimeoutMs),
                 ackWait: .seconds(ackWait), maxEventBytes: maxEventBytes)
             config.trustedCertificates = backendCa
+            if let security { config.security = try SecurityConfigFile.load(path: security) }
             gateway = try Gateway(config: config, logger: logger)
         } catch {
             throw Output.fail("gateway: \(error)")

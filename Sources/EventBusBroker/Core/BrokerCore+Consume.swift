@@ -96,11 +96,6 @@ extension BrokerCore {
 
     /// The configured stages a topic prefix can match.
     func stagesMatching(_ prefix: [UInt8]) -> Set<String> {
-        var result: Set<String> = []
-        for stage in stageNames {
-            let head = Array(stage.utf8) + [UInt8(ascii: "/")]
-            if prefix.starts(with: head) || head.starts(with: prefix) { result.insert(stage) }
-        }
-        return result
+        BrokerAccess.stages(stageNames, matching: prefix)
     }
 }

@@ -2,62 +2,17 @@ import EventBus
 import ZeroMQ
 
 extension BrokerCore {
-    /// Refuses `message` with `forbidden` when its sender's roles do not allow it.
+    /// Refuses `message` with `forbidden` when its sender's roles do not allow it
+    /// (``BrokerAccess/authorize(_:userID:)``), counted in STATS.
     /// Without keys configured every peer may do everything.
     func authorize(_ message: CommandMessage, userID: String?) throws(BusError) {
         guard let access else { return }
-        let roles = access.roles(of: userID)
-        let policy = access.policy
-        // Named only when refusing: an allowed command builds no string.
-        func who() -> String {
-            userID.map { "client \($0) (\(roles.map(\.description).joined(separator: ", ")))" } ?? "an unauthenticated peer"
+        do {
+            try access.authorize(message, userID: userID)
+        } catch {
+            if error.code == .forbidden { statistics.forbidden += 1 }
+            throw error
         }
-        guard roles.contains(where: { policy.allows(message.verb, $0) }) else {
-            throw forbidden("\(message.verb.rawValue) is not allowed for \(who())")
-        }
-        switch message.verb {
-        case .pub, .pubs:
-            let stage = String(decoding: try argument(message, 0, "STAGE"), as: UTF8.self)
-            guard roles.contains(where: { policy.publishStages($0)?.contains(stage) ?? true }) else {
-                throw forbidden("\(message.verb.rawValue) to stage \(stage.prefix(64)) is not allowed for \(who())")
-            }
-        case .consume:
-            try authorizeConsumerName(message, roles: roles, userID: userID, who: who)
-            for prefix in message.arguments.dropFirst(3) {
-                let matching = stagesMatching(prefix)
-                guard roles.contains(where: { policy.consumeStages($0).map(matching.isSubset(of:)) ?? true }) else {
-                    throw forbidden("CONSUME of prefix \"\(String(decoding: prefix.prefix(64), as: UTF8.self))\" "
-                        + "(stages \(matching.sorted().joined(separator: ", "))) is not allowed for \(who())")
-                }
-            }
-        case .ack, .cancel:
-            try authorizeConsumerName(message, roles: roles, userID: userID, who: who)
-        case .hello where !roles.contains(where: policy.mayDeclareServices):
-            if let value = try? JSONParser.parse(try argument(message, 0, "JSON")), value["services"] != nil {
-                throw forbidden("declaring services in HELLO is not allowed for \(who())")
-            }
-        default:
-            break
-        }
-    }
-
-    /// Refuses a consumer NAME outside the namespace of every role of the sender
-    /// (``AccessPolicy/mayName(consumer:_:client:)``): a durable consumer belongs to a
-    /// principal, never to whoever names it first.
-    private func authorizeConsumerName(
-        _ message: CommandMessage, roles: [Role], userID: String?, who: () -> String
-    ) throws(BusError) {
-        guard let access else { return }
-        let name = String(decoding: try argument(message, 0, "NAME"), as: UTF8.self)
-        guard roles.contains(where: { access.policy.mayName(consumer: name, $0, client: userID) }) else {
-            throw forbidden("\(message.verb.rawValue) of consumer \(name.prefix(64)) is not allowed for \(who()): "
-                + "its consumer names are \(access.policy.namespaces(roles, client: userID))")
-        }
-    }
-
-    private func forbidden(_ text: String) -> BusError {
-        statistics.forbidden += 1
-        return BusError(.forbidden, text)
     }
 
     /// One subscription message the XPUB passed up (first byte 1: subscribe, 0:

@@ -12,7 +12,7 @@ import EventBus
 /// | REQ | yes | no | no | yes |
 /// | STATS | no | no | no | yes |
 /// | stream | no | no | `out`, `diag` | every prefix |
-struct AccessPolicy {
+struct AccessPolicy: Sendable {
     /// The plugin stages, in order.
     let pipeline: [String]
 

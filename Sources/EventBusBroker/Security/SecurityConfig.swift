@@ -4,7 +4,7 @@ import ZeroMQ
 ///
 /// When a ``BrokerConfig`` has one, both sockets are CURVE servers, the broker
 /// answers ZAP itself and every command is checked against the sender's role.
-public struct SecurityConfig: Sendable {
+public struct SecurityConfig: Sendable, Equatable {
     /// One admitted client: its public key and what it may do.
     public struct Client: Sendable, Equatable {
         /// The name the broker knows it by (the ZAP user id, in logs).

@@ -8,10 +8,10 @@ import ZeroMQ
 /// name as user id, which libzmq then attaches to every message of that
 /// connection (`User-Id`); any other key, or any other mechanism, gets 400 and
 /// the connection is refused.
-final class ZAPHandler {
-    static let endpoint = "inproc://zeromq.zap.01"
+package final class ZAPHandler {
+    package static let endpoint = "inproc://zeromq.zap.01"
 
-    let socket: Socket
+    package let socket: Socket
     private let names: [[UInt8]: String]
     private let logger: Logger
     /// Handshakes refused since start.
@@ -20,7 +20,7 @@ final class ZAPHandler {
     private var refusalLog = RefusalLog()
 
     /// Binds the handler; must happen before the CURVE sockets accept peers.
-    init(context: Context, clients: [SecurityConfig.Client], logger: Logger) throws(ZMQError) {
+    package init(context: Context, clients: [SecurityConfig.Client], logger: Logger) throws(ZMQError) {
         var names: [[UInt8]: String] = [:]
         for client in clients {
             if let key = CurveKeyPair.binaryKey(client.publicKey) { names[key] = client.name }
@@ -33,7 +33,7 @@ final class ZAPHandler {
     }
 
     /// Answers every request waiting.
-    func drain() {
+    package func drain() {
         while true {
             let request: [[UInt8]]?
             do { request = try socket.receive(dontWait: true) } catch {
@@ -48,7 +48,7 @@ final class ZAPHandler {
     }
 
     /// Logs the refusals held back, once their interval has passed (from the broker's timers).
-    func tick() {
+    package func tick() {
         if let line = refusalLog.tick(now: Clock.monotonicMilliseconds()) { log(line) }
     }
 

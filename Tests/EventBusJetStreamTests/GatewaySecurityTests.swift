@@ -1,0 +1,58 @@
+import EventBus
+import EventBusBroker
+import EventBusJetStream
+import EventBusTesting
+import Foundation
+import Testing
+import ZeroMQ
+
+/// `eventbus gateway --security FILE`: the broker's keys and roles (docs/security.md) on the
+/// gateway's ROUTER, so that it may face a network. The same ``BrokerAccess`` decides.
+@Suite(.serialized) struct GatewaySecurityTests {
+    @Test func keysAndRolesHoldOnTheGateway() async throws {
+        try await withDeadline(.seconds(300)) {
+            let test = try TestCluster(nodes: 1)
+            let keys = try (0..<4).map { _ in try CurveKeyPair.generate() }
+            var config = GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*", pipeline: ["receipt-reducer"])
+            config.security = SecurityConfig(secretKey: keys[0].secretKey, clients: [
+                .init(name: "chat-api", publicKey: keys[1].publicKey, roles: [.backend]),
+                .init(name: "app", publicKey: keys[2].publicKey, roles: [.subscriber]),
+            ])
+            let running = try RunningGateway(config)
+            defer { running.stop() }
+            let endpoint = running.gateway.commandEndpoint
+            func client(_ pair: CurveKeyPair, timeout: Duration = .seconds(30)) throws -> BusClient {
+                try BusClient(options: BusClientOptions(endpoint: endpoint, requestTimeout: timeout,
+                                                        curve: try CurveClientKeys(secretKey: pair.secretKey, serverKey: keys[0].publicKey)))
+            }
+
+            // A backend publishes to in, and may not read it.
+            let backend = try client(keys[1])
+            defer { backend.close() }
+            #expect(try await backend.publish(GatewayTests.event("s1")) == 1)
+            let consume = await #expect(throws: BusError.self) {
+                _ = try await backend.consume(name: "chat-api.reader", start: .earliest, credit: 10, prefixes: ["in/"])
+            }
+            #expect(consume?.code == .forbidden, "\(String(describing: consume))")
+            // A subscriber may not publish, and reads out under its own names only.
+            let app = try client(keys[2])
+            defer { app.close() }
+            let publish = await #expect(throws: BusError.self) { _ = try await app.publish(GatewayTests.event("s2")) }
+            #expect(publish?.code == .forbidden)
+            let named = await #expect(throws: BusError.self) {
+                _ = try await app.consume(name: "someone-else", start: .earliest, credit: 10, prefixes: ["out/"])
+            }
+            #expect(named?.code == .forbidden)
+            _ = try await app.consume(name: "app.phone", start: .earliest, credit: 10, prefixes: ["out/"])
+
+            // An unlisted key gets no answer at all: the handshake is refused.
+            let stranger = try client(keys[3], timeout: .seconds(2))
+            defer { stranger.close() }
+            await #expect(throws: BusError.self) { _ = try await stranger.publish(GatewayTests.event("s3")) }
+            // Nothing but the backend's event was stored.
+            let check = try client(keys[1])
+            defer { check.close() }
+            #expect(try await check.publish(GatewayTests.event("s4")) == 2)
+        }
+    }
+}
