@@ -19,7 +19,7 @@ extension GatewayCore {
             case .ping: reply(to: message.peer, correlation: message.correlation, [])
             case .hello: try handleHello(message)
             case .pub: try handlePub(message)
-            case .consume: try handleConsume(message)
+            case .consume: try handleConsume(message, client: userID)
             case .ack: try handleAck(message)
             case .cancel: try handleCancel(message)
             case .stats: reply(to: message.peer, correlation: message.correlation, [statisticsJSON()])
@@ -113,6 +113,9 @@ extension GatewayCore {
             w.key("in_flight"); w.int(attachment.window.count)
             w.key("credit"); w.int(attachment.request.credit)
             w.key("connected"); w.bool(true)
+            // With keys, who holds it (its ZAP name), as the broker says: the supervisor's
+            // readiness counts a plugin's stage only when the plugin itself holds it.
+            if let client = attachment.client { w.key("client"); w.string(client) }
             w.endObject()
         }
         w.endArray()

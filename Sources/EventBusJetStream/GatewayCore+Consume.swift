@@ -5,7 +5,7 @@ extension GatewayCore {
     /// CONSUME: takes the name over from another peer (END to it) or restarts it for this
     /// one, then sets up the durable consumer on a worker; the OK goes when it is ready. A
     /// CONSUME of the name still being set up is answered `busy` at once: it never attached.
-    func handleConsume(_ message: CommandMessage) throws(BusError) {
+    func handleConsume(_ message: CommandMessage, client: String? = nil) throws(BusError) {
         let request = try ConsumeRequest.parse(message, stages: config.stages)
         if let previous = consumers[request.name] {
             if !previous.confirmed {
@@ -26,7 +26,7 @@ extension GatewayCore {
                                  after: lastWorker(of: request.name))
         workers[request.name] = worker
         consumers[request.name] = Attachment(request: request, peer: message.peer, correlation: message.correlation, worker: worker,
-                                             batched: batchPeers.contains(message.peer))
+                                             batched: batchPeers.contains(message.peer), client: client)
     }
 
     /// ACK NAME SEQ: acks in JetStream every EVT in flight up to SEQ; no reply unless it fails.

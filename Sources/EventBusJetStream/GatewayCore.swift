@@ -66,13 +66,16 @@ final class GatewayCore {
         var confirmed = false
         /// Whether its peer had asked for batched delivery when it attached: EVTS, not EVT.
         let batched: Bool
+        /// With keys, the name its peer was admitted as (ZAP user id).
+        let client: String?
 
-        init(request: ConsumeRequest, peer: [UInt8], correlation: [UInt8], worker: FetchWorker, batched: Bool) {
+        init(request: ConsumeRequest, peer: [UInt8], correlation: [UInt8], worker: FetchWorker, batched: Bool, client: String? = nil) {
             self.request = request
             self.peer = peer
             self.correlation = correlation
             self.worker = worker
             self.batched = batched
+            self.client = client
             self.window = DeliveryWindow(credit: request.credit)
         }
     }

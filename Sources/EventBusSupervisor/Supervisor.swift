@@ -33,54 +33,33 @@ public final class Supervisor: Service, Sendable {
     public convenience init(config: SupervisorConfig, logger: Logger) throws {
         var brokerConfig = config.broker
         brokerConfig.pipeline = config.pipeline.names
-        // With keys configured, each supervised plugin gets a fresh key pair for
-        // this run, admitted with the role plugin:NAME; the keys reach the plugin
-        // in its environment only (never on a command line, never on disk).
-        var probeKeys: CurveClientKeys?
-        var pluginKeys: [String: CurveClientKeys] = [:]
-        if var security = brokerConfig.security {
-            let serverKey = try security.publicKey
-            for stage in config.pipeline.stages {
-                guard case .process = stage.launch else { continue }
-                let pair = try CurveKeyPair.generate()
-                security.clients.removeAll { $0.name == "plugin:\(stage.name)" }
-                security.clients.append(.init(name: "plugin:\(stage.name)", publicKey: pair.publicKey, roles: [.plugin(stage.name)]))
-                pluginKeys[stage.name] = try CurveClientKeys(secretKey: pair.secretKey, serverKey: serverKey)
-            }
-            // The HTTP ingress publishes to `in`, queries, and streams `out` with the membership
-            // events of `in` and the log's head (STATS): only `admin` may all of that, with a key of this run.
-            if config.http != nil {
-                let pair = try CurveKeyPair.generate()
-                security.clients.removeAll { $0.name == HTTPIngressLaunch.name }
-                security.clients.append(.init(name: HTTPIngressLaunch.name, publicKey: pair.publicKey, roles: [.admin]))
-                pluginKeys[HTTPIngressLaunch.name] = try CurveClientKeys(secretKey: pair.secretKey, serverKey: serverKey)
-            }
-            let probe = try CurveKeyPair.generate()
-            security.clients.append(.init(name: "eventbus-supervisor", publicKey: probe.publicKey, roles: [.admin]))
-            probeKeys = try CurveClientKeys(secretKey: probe.secretKey, serverKey: serverKey)
-            brokerConfig.security = security
-        }
+        // With keys configured, each supervised plugin gets a fresh key pair for this run.
+        let keys = try brokerConfig.security.map { try RunKeys(config: config, security: $0) }
+        brokerConfig.security = keys?.security
         let broker = try Broker(config: brokerConfig, logger: logger)
-        try self.init(config: config, front: EmbeddedBroker(broker), pluginKeys: pluginKeys, probeKeys: probeKeys, logger: logger)
+        try self.init(config: config, front: EmbeddedBroker(broker), pluginKeys: keys?.pluginKeys ?? [:], probeKeys: keys?.probeKeys,
+                      logger: logger)
     }
 
     /// Prepares the plugins against `front`, which is already bound (the JetStream
     /// gateway of `eventbus up --backend`); starts nothing yet. Plugins keep their
-    /// state under `config.broker.dataDirectory`/plugins. Keys are the embedded
-    /// broker's only: `config.broker.security` must be nil.
+    /// state under `config.broker.dataDirectory`/plugins. With keys
+    /// (`config.broker.security`), `keys` must be this run's, and `front` must admit
+    /// ``RunKeys/security``.
     ///
     /// - Parameters:
     ///   - pluginEnvironment: Variables added to every plugin's environment, such as
     ///     `EVENTBUS_STATE` (the cluster that keeps the plugins' state and leases).
     ///   - pluginEnvironments: Variables added to one plugin's, by plugin name, over those:
     ///     its own `EVENTBUS_STATE`, with its own user (`eventbus up --backend-users`).
-    public convenience init(config: SupervisorConfig, front: any BusFront, pluginEnvironment: [String: String] = [:],
+    public convenience init(config: SupervisorConfig, front: any BusFront, keys: RunKeys? = nil,
+                            pluginEnvironment: [String: String] = [:],
                             pluginEnvironments: [String: [String: String]] = [:], logger: Logger) throws {
-        guard config.broker.security == nil else {
-            throw PipelineError(.securityFile, "keys (--security) are not supported with --backend yet: the JetStream gateway has none")
+        guard (config.broker.security == nil) == (keys == nil) else {
+            throw PipelineError(.securityFile, "keys (--security) need this run's keys for the plugins, and the keys need --security")
         }
-        try self.init(config: config, front: front, pluginKeys: [:], probeKeys: nil, pluginEnvironment: pluginEnvironment,
-                      pluginEnvironments: pluginEnvironments, logger: logger)
+        try self.init(config: config, front: front, pluginKeys: keys?.pluginKeys ?? [:], probeKeys: keys?.probeKeys,
+                      pluginEnvironment: pluginEnvironment, pluginEnvironments: pluginEnvironments, logger: logger)
     }
 
     private init(config: SupervisorConfig, front: any BusFront, pluginKeys: [String: CurveClientKeys],

@@ -125,18 +125,27 @@ struct UpCommand: AsyncParsableCommand {
                 own[name] = [KVPluginStore.environmentVariable: text.trimmingCharacters(in: .whitespacesAndNewlines)]
             }
         }
+        // With keys: this run's keys for the plugins and the readiness probe, admitted by the gateway.
+        let keys: RunKeys?
+        do {
+            keys = try broker.security.map { try RunKeys(config: SupervisorConfig(broker: broker, pipeline: pipeline), security: $0) }
+        } catch {
+            throw Output.fail(error)
+        }
         let gateway: Gateway
         do {
             var config = GatewayConfig(
                 servers: try GatewayConfig.servers(backend: backend), commandEndpoint: BindPolicy.bindable(broker.commandEndpoint),
                 pipeline: pipeline.names, maxEventBytes: broker.maxEventBytes)
             config.trustedCertificates = authorities
+            config.security = keys?.security
             gateway = try Gateway(config: config, logger: logger)
         } catch {
             throw Output.fail("gateway: \(error)")
         }
         do {
             return try Supervisor(config: SupervisorConfig(broker: broker, pipeline: pipeline), front: GatewayFront(gateway: gateway),
+                                  keys: keys,
                                   pluginEnvironment: [KVPluginStore.environmentVariable: backend,
                                                       KVPluginStore.authoritiesVariable: authorities ?? ""],
                                   pluginEnvironments: own, logger: logger)

@@ -56,3 +56,53 @@ import ZeroMQ
         }
     }
 }
+
+/// `eventbus up --backend … --security FILE`: the gateway inside `up` admits the file's
+/// clients and this run's keys for its plugins and readiness probe (``RunKeys``).
+@Suite(.serialized) struct UpOnJetStreamSecurityTests {
+    @Test func thePipelineRunsWithKeysAndAStrangerIsRefused() async throws {
+        try await withDeadline(.seconds(300)) {
+            let directory = try TemporaryDirectory.create("eventbus-js-keys")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let test = try TestCluster(nodes: 1)
+            let server = try CurveKeyPair.generate(), backend = try CurveKeyPair.generate(), app = try CurveKeyPair.generate()
+            let secret = directory.appendingPathComponent("server.secret").path
+            try (server.secretKey + "\n").write(toFile: secret, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: secret)
+            let file = directory.appendingPathComponent("security.yaml").path
+            try """
+                secret_key_file: server.secret
+                clients:
+                  - name: chat-api
+                    public_key: "\(backend.publicKey)"
+                    role: backend
+                  - name: app
+                    public_key: "\(app.publicKey)"
+                    role: subscriber
+
+                """.write(toFile: file, atomically: true, encoding: .utf8)
+            let (up, _) = try await UpOnJetStreamTests.startUp(urls: test.urls, directory: directory.path,
+                                                               data: directory.path + "/data", run: 1, extra: ["--security", file])
+            try await UpOnJetStreamTests().awaitingStop(up) {
+                let endpoint = "ipc://\(directory.path)/command.sock"
+                func client(_ pair: CurveKeyPair?, timeout: Duration = .seconds(30)) throws -> BusClient {
+                    try BusClient(options: BusClientOptions(endpoint: endpoint, requestTimeout: timeout, curve: try pair.map {
+                        try CurveClientKeys(secretKey: $0.secretKey, serverKey: server.publicKey)
+                    }))
+                }
+                let events = UpOnJetStreamTests.script(acks: 30)
+                let publisher = try client(backend)
+                defer { publisher.close() }
+                _ = try await publisher.publish(events)
+                let reader = try client(app)
+                defer { reader.close() }
+                let expected = try UpOnJetStreamTests.fold(events).ids
+                #expect(try await UpOnJetStreamTests.outputIDs(reader, count: expected.count, consumer: "app.check") == expected)
+
+                let stranger = try client(nil, timeout: .seconds(2))
+                defer { stranger.close() }
+                await #expect(throws: BusError.self) { _ = try await stranger.publish(GatewayTests.event("x")) }
+            }
+        }
+    }
+}
