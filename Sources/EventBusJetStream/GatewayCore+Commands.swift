@@ -1,4 +1,5 @@
 import EventBus
+import Foundation
 import NATS
 
 extension GatewayCore {
@@ -22,7 +23,7 @@ extension GatewayCore {
             case .consume: try handleConsume(message, client: userID)
             case .ack: try handleAck(message)
             case .cancel: try handleCancel(message)
-            case .stats: reply(to: message.peer, correlation: message.correlation, [statisticsJSON()])
+            case .stats: handleStats(message)
             case .req: try handleRequest(message)
             case .pubs, .ok, .err, .evt, .evts, .end:
                 throw BusError(.badVerb, "frame 1: \(message.verb.rawValue) is not a request")
@@ -91,36 +92,38 @@ extension GatewayCore {
         reply(to: message.peer, correlation: message.correlation, [w.bytes])
     }
 
-    /// STATS: what this gateway holds (it keeps no log of its own).
-    func statisticsJSON() -> [UInt8] {
-        var w = JSONWriter()
-        w.beginObject()
-        w.key("backend"); w.string("jetstream")
-        w.key("servers"); w.beginArray(); for server in config.servers { w.string(ServerURL.redacted(server)) }; w.endArray()
-        w.key("connected_url"); if let url = connection.connectedURL { w.string(ServerURL.redacted(url)) } else { w.null() }
-        w.key("replicas"); w.int(config.replicas)
-        w.key("events_in_flight"); w.int(publisher.eventsInFlight)
-        // Atomic batches sent to JetStream and the PUBs they carried (several a batch when
-        // a connection pipelines: OrderedPublisher's flights).
-        w.key("batches_sent"); w.int(publisher.flightsStarted)
-        w.key("pubs_batched"); w.int(publisher.pubsInFlights)
-        w.key("pending_requests"); w.int(requests.count)
-        w.key("consumers"); w.beginArray()
-        for (name, attachment) in consumers.sorted(by: { $0.key < $1.key }) {
-            w.beginObject()
-            w.key("name"); w.string(name)
-            w.key("stage"); w.string(attachment.request.stage)
-            w.key("in_flight"); w.int(attachment.window.count)
-            w.key("credit"); w.int(attachment.request.credit)
-            w.key("connected"); w.bool(true)
-            // With keys, who holds it (its ZAP name), as the broker says: the supervisor's
-            // readiness counts a plugin's stage only when the plugin itself holds it.
-            if let client = attachment.client { w.key("client"); w.string(client) }
-            w.endObject()
+    /// STATS: the loop's figures now, the cluster's (events per stage, each consumer's ack
+    /// floor) asked on a thread of its own, since each is a JetStream request; the reply goes
+    /// from the loop once they came (``GatewayInbox/Event/statsReady(peer:correlation:_:)``).
+    func handleStats(_ message: CommandMessage) {
+        let attached = consumers.sorted { $0.key < $1.key }
+        let snapshot = GatewayStats(
+            servers: config.servers.map { ServerURL.redacted($0) }, connectedURL: connection.connectedURL.map { ServerURL.redacted($0) },
+            replicas: config.replicas, eventsInFlight: publisher.eventsInFlight, batchesSent: publisher.flightsStarted,
+            pubsBatched: publisher.pubsInFlights, pendingRequests: requests.count,
+            stages: config.stages.map { GatewayStats.Stage(name: $0) },
+            consumers: attached.map { name, attachment in
+                GatewayStats.Consumer(name: name, stage: attachment.request.stage,
+                                      prefixes: attachment.request.prefixes.map { String(decoding: $0, as: UTF8.self) },
+                                      inFlight: attachment.window.count, credit: attachment.request.credit, client: attachment.client)
+            })
+        let durables = attached.map { DurableName.make($0.key) }
+        let (jetStream, inbox, peer, correlation) = (jetStream, inbox, message.peer, message.correlation)
+        let thread = Thread {
+            var stats = snapshot
+            for index in stats.stages.indices {
+                let info = try? jetStream.streamInfo(StageStream(stage: stats.stages[index].name).name)
+                stats.stages[index].messages = info?.messages
+                stats.stages[index].lastSequence = info?.lastSequence
+            }
+            for index in stats.consumers.indices {
+                let stream = StageStream(stage: stats.consumers[index].stage).name
+                stats.consumers[index].acked = (try? jetStream.consumerInfo(stream: stream, durable: durables[index]))?.ackFloorStreamSequence
+            }
+            inbox.post(.statsReady(peer: peer, correlation: correlation, stats.json))
         }
-        w.endArray()
-        w.endObject()
-        return w.bytes
+        thread.name = "eventbus-gateway-stats"
+        thread.start()
     }
 
     /// Everything the inbox holds, in order.
@@ -133,6 +136,7 @@ extension GatewayCore {
             case .fetched(let token, let messages): fetched(token: token, messages)
             case .queryRefused(let token, let error): queryRefused(token: token, error)
             case .replied(let payload): replied(payload)
+            case .statsReady(let peer, let correlation, let json): reply(to: peer, correlation: correlation, [json])
             case .replyListenerFailed(let error):
                 logger.warning("reading the reply subject failed; retrying", metadata: ["error.type": "\(error)"])
             case .fetchFailed(let token, let error):

@@ -35,7 +35,12 @@ struct StatsCommand: AsyncParsableCommand {
     /// The readable form: head SEQ, dedup hits, events per stage, consumers, rejections.
     static func table(_ stats: [String: Any]) -> String {
         var out: [String] = []
-        out.append("head seq    \(text(stats["head_seq"]))")
+        if let heads = stats["head_seqs"] as? [String: Any] {
+            // The JetStream gateway: a sequence per stage.
+            out.append("head seqs   " + heads.keys.sorted().map { "\($0) \(text(heads[$0]))" }.joined(separator: ", "))
+        } else {
+            out.append("head seq    \(text(stats["head_seq"]))")
+        }
         out.append("dedup hits  \(text(stats["dedup_hits"]))")
         let stages = (stats["stages"] as? [String: Any]) ?? [:]
         out.append("")

@@ -1,0 +1,56 @@
+import EventBus
+@testable import EventBusJetStream
+import EventBusTesting
+import Foundation
+import Testing
+
+/// STATS on the gateway, in the broker's shape where the cluster has the figure.
+@Suite struct GatewayStatsTests {
+    @Test func theReplyHasStagesAndEachConsumersAckedAndLag() throws {
+        let stats = GatewayStats(
+            servers: ["nats://127.0.0.1:4222"], connectedURL: nil, replicas: 1, eventsInFlight: 0, batchesSent: 2, pubsBatched: 3,
+            pendingRequests: 0,
+            stages: [.init(name: "in", messages: 5, lastSequence: 5), .init(name: "out", messages: nil, lastSequence: nil)],
+            consumers: [.init(name: "reader", stage: "in", prefixes: ["in/"], acked: 3, inFlight: 2, credit: 10),
+                        .init(name: "tail", stage: "out", prefixes: ["out/"], acked: 0, inFlight: 0, credit: 1, client: "app")])
+        let value = try #require(try JSONSerialization.jsonObject(with: Data(stats.json)) as? [String: Any])
+        #expect((value["stages"] as? [String: Any])?["in"] as? Int == 5)
+        #expect((value["stages"] as? [String: Any])?["out"] is NSNull)
+        #expect((value["head_seqs"] as? [String: Any])?["in"] as? Int == 5)
+        let consumers = try #require(value["consumers"] as? [[String: Any]])
+        #expect(consumers[0]["acked"] as? Int == 3 && consumers[0]["lag"] as? Int == 2)
+        #expect(consumers[0]["prefixes"] as? [String] == ["in/"] && consumers[0]["client"] == nil)
+        // A stage JetStream did not report has no lag to give.
+        #expect(consumers[1]["lag"] is NSNull && consumers[1]["client"] as? String == "app")
+    }
+
+    /// On a real cluster: the events of `in`, and a consumer's ack floor once its ACK went.
+    @Test func aConsumersAckShowsInItsLag() async throws {
+        try await withDeadline(.seconds(300)) {
+            let test = try TestCluster(nodes: 1)
+            let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*"))
+            defer { running.stop() }
+            let client = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30)))
+            defer { client.close() }
+            _ = try await client.publish((1...5).map { GatewayTests.event("g\($0)") })
+            let consumer = try await client.consume(name: "counted", start: .earliest, credit: 10, prefixes: ["in/"])
+            for try await delivery in consumer where delivery.seq == 3 {
+                consumer.ack(3)
+                break
+            }
+            var patience = Patience(.seconds(30))
+            var last: [String: Any] = [:]
+            repeat {
+                last = try #require(try JSONSerialization.jsonObject(with: Data(try await client.stats())) as? [String: Any])
+                let row = (last["consumers"] as? [[String: Any]])?.first { $0["name"] as? String == "counted" }
+                if row?["acked"] as? Int == 3 {
+                    #expect(row?["lag"] as? Int == 2)
+                    #expect((last["stages"] as? [String: Any])?["in"] as? Int == 5)
+                    return
+                }
+                try await Task.sleep(for: .milliseconds(100))  // a poll interval
+            } while patience.allowsAnotherLook()
+            Issue.record("the ack floor never reached 3: \(last)")
+        }
+    }
+}
