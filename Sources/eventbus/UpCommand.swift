@@ -146,8 +146,8 @@ struct UpCommand: AsyncParsableCommand {
         do {
             return try Supervisor(config: SupervisorConfig(broker: broker, pipeline: pipeline), front: GatewayFront(gateway: gateway),
                                   keys: keys,
-                                  pluginEnvironment: [KVPluginStore.environmentVariable: backend,
-                                                      KVPluginStore.authoritiesVariable: authorities ?? ""],
+                                  pluginEnvironment: [KVPluginStore.environmentVariable: backend]
+                                      .merging(authorities.map { [KVPluginStore.authoritiesVariable: $0] } ?? [:]) { $1 },
                                   pluginEnvironments: own, logger: logger)
         } catch {
             throw Output.fail(error)

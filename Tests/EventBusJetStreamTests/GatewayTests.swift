@@ -116,6 +116,10 @@ import ZeroMQ
         }
         func frames(_ texts: [String], _ events: [[UInt8]] = []) -> [[UInt8]] { texts.map { Array($0.utf8) } + events }
         let batched = try dealer()
+        // docs/protocol.md, HELLO: `batch` must be a boolean.
+        _ = try batched.send(frames(["EB1", "HELLO", "h0", #"{"batch":1}"#]))
+        let refused = try #require(try batched.receive()).map { String(decoding: $0, as: UTF8.self) }
+        #expect(refused.prefix(4) == ["EB1", "ERR", "h0", "bad_args"], "\(refused)")
         _ = try batched.send(frames(["EB1", "HELLO", "h", #"{"batch":true}"#]))
         let hello = try #require(try batched.receive())
         let answer = try #require(try JSONSerialization.jsonObject(with: Data(hello[3])) as? [String: Any])

@@ -16,7 +16,6 @@ import Testing
         let js = try JetStream(connection: connection)
         try js.addStream(StreamConfig(name: "SECRET", subjects: ["secret"], storage: .memory))
         #expect(try await js.publishAsync("secret", Array("hello".utf8)).sequence == 1)
-        #expect(server.url.hasPrefix("tls://") || server.url.hasPrefix("nats://"))
     }
 
     /// Every way of not checking the server is refused: no authority given, another

@@ -35,11 +35,7 @@ extension BrokerCore {
 
     /// The argument at `position` (0 = frame 3), or a `bad_frame` naming it.
     func argument(_ message: CommandMessage, _ position: Int, _ name: String) throws(BusError) -> [UInt8] {
-        let index = message.arguments.startIndex + position
-        guard index < message.arguments.endIndex else {
-            throw BusError(.badFrame, "\(message.verb.rawValue): frame \(3 + position) (\(name)) is missing")
-        }
-        return message.arguments[index]
+        try message.argument(position, name)
     }
 
     /// Parses a frame that must hold a JSON object.

@@ -51,7 +51,7 @@ package struct BrokerAccess: Sendable {
         }
         switch message.verb {
         case .pub, .pubs:
-            let stage = String(decoding: try Self.argument(message, 0, "STAGE"), as: UTF8.self)
+            let stage = String(decoding: try message.argument(0, "STAGE"), as: UTF8.self)
             guard roles.contains(where: { policy.publishStages($0)?.contains(stage) ?? true }) else {
                 throw BusError(.forbidden, "\(message.verb.rawValue) to stage \(stage.prefix(64)) is not allowed for \(who())")
             }
@@ -67,7 +67,7 @@ package struct BrokerAccess: Sendable {
         case .ack, .cancel:
             try authorizeConsumerName(message, roles: roles, userID: userID, who: who)
         case .hello where !roles.contains(where: policy.mayDeclareServices):
-            if let value = try? JSONParser.parse(try Self.argument(message, 0, "JSON")), value["services"] != nil {
+            if let value = try? JSONParser.parse(try message.argument(0, "JSON")), value["services"] != nil {
                 throw BusError(.forbidden, "declaring services in HELLO is not allowed for \(who())")
             }
         default:
@@ -81,19 +81,10 @@ package struct BrokerAccess: Sendable {
     private func authorizeConsumerName(
         _ message: CommandMessage, roles: [Role], userID: String?, who: () -> String
     ) throws(BusError) {
-        let name = String(decoding: try Self.argument(message, 0, "NAME"), as: UTF8.self)
+        let name = String(decoding: try message.argument(0, "NAME"), as: UTF8.self)
         guard roles.contains(where: { policy.mayName(consumer: name, $0, client: userID) }) else {
             throw BusError(.forbidden, "\(message.verb.rawValue) of consumer \(name.prefix(64)) is not allowed for \(who()): "
                 + "its consumer names are \(policy.namespaces(roles, client: userID))")
         }
-    }
-
-    /// Argument `position` of `message`, or `bad_frame` naming it.
-    private static func argument(_ message: CommandMessage, _ position: Int, _ name: String) throws(BusError) -> [UInt8] {
-        let index = message.arguments.startIndex + position
-        guard index < message.arguments.endIndex else {
-            throw BusError(.badFrame, "\(message.verb.rawValue): frame \(3 + position) (\(name)) is missing")
-        }
-        return message.arguments[index]
     }
 }

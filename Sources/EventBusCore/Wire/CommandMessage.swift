@@ -26,6 +26,15 @@ package struct CommandMessage {
     }
 
     /// The verbs a peer may send, the commonest first.
+    /// Argument `position` (frame 3 + `position`), or `bad_frame` naming the missing frame.
+    package func argument(_ position: Int, _ name: String) throws(BusError) -> [UInt8] {
+        let index = arguments.startIndex + position
+        guard index < arguments.endIndex else {
+            throw BusError(.badFrame, "\(verb.rawValue): frame \(3 + position) (\(name)) is missing")
+        }
+        return arguments[index]
+    }
+
     package static let requestVerbs: [Verb] = [.pub, .pubs, .ack, .ping, .consume, .req, .hello, .cancel, .stats]
 
     /// Splits `frames` (routing id first, as the ROUTER delivers them).
