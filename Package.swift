@@ -232,6 +232,12 @@ let package = Package(
             providers: [.apt(["libnats-dev"])]
         ),
         .target(name: "NATS", dependencies: ["CNATS"], swiftSettings: strict),
+        // bcrypt, so that the servers' configurations hold hashes, never passwords.
+        .systemLibrary(
+            name: "CCrypt",
+            pkgConfig: "libxcrypt",
+            providers: [.apt(["libcrypt-dev"])]
+        ),
         .testTarget(name: "NATSTests", dependencies: ["NATS", "EventBusTesting"], swiftSettings: strict),
         // The JetStream backend: a local cluster of nats-servers and the stateless EB1 gateway.
         .target(
@@ -242,6 +248,7 @@ let package = Package(
                 "EventBusBroker",
                 "ZeroMQ",
                 "NATS",
+                "CCrypt",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],

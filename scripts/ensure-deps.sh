@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what building and testing need, only when it is missing:
-#   libzmq3-dev and pkg-config (Debian), and with --test also curl, tcpdump, chromium, spin
+#   libzmq3-dev, libnats-dev, libcrypt-dev and pkg-config (Debian), and with --test also curl, tcpdump, chromium, spin
 #   and iproute2 (Debian: docs/integration.md's curl lines, the CURVE wire test, the browser
 #   demo's headless test, formal/check.sh, PartitionTests' ip netns) and pyzmq, pytest,
 #   websocket-client, mypy, setuptools and wheel (PyPI; the last three for clients/python's tests).
@@ -8,6 +8,7 @@ set -euo pipefail
 need=()
 pkg-config --exists libzmq 2>/dev/null || need+=(libzmq3-dev)
 pkg-config --exists libnats 2>/dev/null || need+=(libnats-dev)  # the NATS C client (Sources/CNATS)
+pkg-config --exists libxcrypt 2>/dev/null || need+=(libcrypt-dev)  # bcrypt for the servers' users (Sources/CCrypt)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 if [ "${1:-}" = "--test" ]; then
   command -v python3 >/dev/null 2>&1 || need+=(python3 python3-pip)

@@ -16,6 +16,8 @@ public enum ClusterError: Error, Sendable, Equatable, CustomStringConvertible {
     case noLeader(urls: [String], waited: Duration, lastError: String)
     /// A plugin name that cannot be a user's subject token.
     case invalidPluginName(String)
+    /// A user's password could not be hashed for the servers' configuration.
+    case cannotHash(reason: String)
 
     public var description: String {
         switch self {
@@ -36,6 +38,8 @@ public enum ClusterError: Error, Sendable, Equatable, CustomStringConvertible {
             "JetStream at \(urls.joined(separator: ",")) elected no meta leader within \(waited): \(lastError)"
         case .invalidPluginName(let name):
             "plugin name \"\(name.prefix(64))\" cannot name a NATS user: use 1 to 64 letters, digits, - and _"
+        case .cannotHash(let reason):
+            "cannot hash a user's password with bcrypt: \(reason) (libxcrypt, Debian's libcrypt1)"
         }
     }
 }

@@ -1,6 +1,7 @@
 /// The users of a cluster, one per role, and what each may publish and subscribe to: the
 /// `authorization` block `eventbus cluster up` writes into every server's configuration
-/// (docs/scale-out.md, "Users per role"). A value; the passwords are given or generated.
+/// (docs/scale-out.md, "Users per role"). A value; the passwords are given or generated,
+/// and the block holds only their bcrypt hashes (``PasswordHash``).
 ///
 /// | role | user | may publish |
 /// |---|---|---|
@@ -29,22 +30,30 @@ public struct ClusterUsers: Sendable, Equatable {
 
     /// The plugins that get a user, in order.
     public var plugins: [String]
-    /// Each role's password.
-    public var passwords: [Role: String]
+    /// Each role's password: what its clients put in their URLs.
+    public private(set) var passwords: [Role: String]
+    /// Each role's password as a bcrypt hash: what the servers' configuration holds.
+    public private(set) var passwordHashes: [Role: String]
 
     /// Users for the admin, the gateways and each of `plugins`, with the passwords given or,
-    /// for a role without one, a random one of 32 letters and digits.
+    /// for a role without one, a random one of 32 letters and digits; each hashed with
+    /// bcrypt (about 64 ms a role).
     ///
     /// - Throws: ``ClusterError/invalidPluginName(_:)`` for a name that is not a single
-    ///   subject token of letters, digits, `-` and `_`.
+    ///   subject token of letters, digits, `-` and `_`; ``ClusterError/cannotHash(reason:)``
+    ///   when the system's libxcrypt cannot make a bcrypt hash.
     public init(plugins: [String], passwords: [Role: String] = [:]) throws(ClusterError) {
         for name in plugins where !Self.isValidName(name) { throw .invalidPluginName(name) }
         self.plugins = plugins
         var all = passwords
-        for role in [Role.admin, .gateway] + plugins.map(Role.plugin) where all[role] == nil {
-            all[role] = Self.randomPassword()
+        var hashes: [Role: String] = [:]
+        for role in [Role.admin, .gateway] + plugins.map(Role.plugin) {
+            let password = all[role] ?? Self.randomPassword()
+            all[role] = password
+            hashes[role] = try PasswordHash.bcrypt(password)
         }
         self.passwords = all
+        self.passwordHashes = hashes
     }
 
     /// Every role, in order: admin, gateway, then the plugins.
@@ -86,13 +95,14 @@ public struct ClusterUsers: Sendable, Equatable {
         }
     }
 
-    /// The `authorization` block of a server's configuration.
+    /// The `authorization` block of a server's configuration: each user with its
+    /// password's bcrypt hash, never the password.
     public var authorizationBlock: String {
         var lines = ["authorization {", "  users = ["]
         for role in roles {
             let publish = publishAllowed(role).map(NodeConfig.quoted).joined(separator: ", ")
             let subscribe = subscribeAllowed(role).map(NodeConfig.quoted).joined(separator: ", ")
-            lines.append("    { user: \(NodeConfig.quoted(role.user)), password: \(NodeConfig.quoted(passwords[role] ?? "")),")
+            lines.append("    { user: \(NodeConfig.quoted(role.user)), password: \(NodeConfig.quoted(passwordHashes[role] ?? "")),")
             lines.append("      permissions: { publish: { allow: [\(publish)] }, subscribe: { allow: [\(subscribe)] } } }")
         }
         lines += ["  ]", "}"]

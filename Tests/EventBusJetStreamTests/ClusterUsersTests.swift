@@ -18,7 +18,15 @@ import Testing
         let config = try ClusterConfig(nodes: 3, dataDirectory: "/tmp/x", users: users)
         let text = config.nodes[0].configText
         #expect(text.contains("authorization {"))
-        for role in users.roles { #expect(text.contains("user: \"\(role.user)\", password: \"\(users.passwords[role]!)\"")) }
+        // Each user with its password's bcrypt hash; no password anywhere in the file.
+        for role in users.roles {
+            let hash = try #require(users.passwordHashes[role])
+            #expect(hash.hasPrefix("$2b$\(PasswordHash.cost)$") && hash.count == 60)
+            #expect(PasswordHash.verify(users.passwords[role]!, hash: hash))
+            #expect(!PasswordHash.verify(users.passwords[role]! + "x", hash: hash))
+            #expect(text.contains("user: \"\(role.user)\", password: \"\(hash)\""))
+            #expect(!text.contains(users.passwords[role]!))
+        }
         #expect(users.publishAllowed(.gateway).contains("eventbus.>"))
         for role in users.roles where role != .gateway && role != .admin {
             let allowed = users.publishAllowed(role)
@@ -102,6 +110,7 @@ import Testing
                     "no violation for \(subject) in: \(violations.joined(separator: " | ").suffix(800))")
         }
 
+        // The server checked the hashes: each user connected with its password above.
         // No user, or a wrong password: no connection at all.
         #expect(throws: NATSError.self) { try Connection(ConnectOptions(servers: test.cluster.config.clientURLs, allowReconnect: false)) }
         let wrong = test.cluster.config.clientURLs.map { $0.replacingOccurrences(of: "nats://", with: "nats://gateway:wrong@") }
