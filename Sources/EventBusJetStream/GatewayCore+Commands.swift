@@ -94,8 +94,20 @@ extension GatewayCore {
 
     /// STATS: the loop's figures now, the cluster's (events per stage, each consumer's ack
     /// floor) asked on a thread of its own, since each is a JetStream request; the reply goes
-    /// from the loop once they came (``GatewayInbox/Event/statsReady(peer:correlation:_:)``).
+    /// from the loop once they came (``GatewayInbox/Event/statsReady(_:)``). One such thread
+    /// at a time (``StatsGathering``): a flood of STATS starts no flood of threads.
     func handleStats(_ message: CommandMessage) {
+        switch statsGathering.asked(.init(peer: message.peer, correlation: message.correlation)) {
+        case .start: startStatsGathering()
+        case .wait: break
+        case .refuse:
+            sendError(to: message.peer, correlation: message.correlation,
+                      BusError(.busy, "\(StatsGathering.maxWaiting) STATS already wait for this gateway's figures; retry later"))
+        }
+    }
+
+    /// The loop's figures now, then a thread that adds the cluster's and posts the reply.
+    func startStatsGathering() {
         let attached = consumers.sorted { $0.key < $1.key }
         let snapshot = GatewayStats(
             servers: config.servers.map { ServerURL.redacted($0) }, connectedURL: connection.connectedURL.map { ServerURL.redacted($0) },
@@ -108,7 +120,7 @@ extension GatewayCore {
                                       inFlight: attachment.window.count, credit: attachment.request.credit, client: attachment.client)
             })
         let durables = attached.map { DurableName.make($0.key) }
-        let (jetStream, inbox, peer, correlation) = (jetStream, inbox, message.peer, message.correlation)
+        let (jetStream, inbox) = (jetStream, inbox)
         let thread = Thread {
             var stats = snapshot
             for index in stats.stages.indices {
@@ -120,10 +132,17 @@ extension GatewayCore {
                 let stream = StageStream(stage: stats.consumers[index].stage).name
                 stats.consumers[index].acked = (try? jetStream.consumerInfo(stream: stream, durable: durables[index]))?.ackFloorStreamSequence
             }
-            inbox.post(.statsReady(peer: peer, correlation: correlation, stats.json))
+            inbox.post(.statsReady(stats.json))
         }
         thread.name = "eventbus-gateway-stats"
         thread.start()
+    }
+
+    /// A gathering's reply, to every STATS it answers; the next starts for those that waited.
+    func statsReady(_ json: [UInt8]) {
+        let (answer, startAnother) = statsGathering.finished()
+        for requester in answer { reply(to: requester.peer, correlation: requester.correlation, [json]) }
+        if startAnother { startStatsGathering() }
     }
 
     /// Everything the inbox holds, in order.
@@ -136,7 +155,7 @@ extension GatewayCore {
             case .fetched(let token, let messages): fetched(token: token, messages)
             case .queryRefused(let token, let error): queryRefused(token: token, error)
             case .replied(let payload): replied(payload)
-            case .statsReady(let peer, let correlation, let json): reply(to: peer, correlation: correlation, [json])
+            case .statsReady(let json): statsReady(json)
             case .replyListenerFailed(let error):
                 logger.warning("reading the reply subject failed; retrying", metadata: ["error.type": "\(error)"])
             case .fetchFailed(let token, let error):

@@ -42,6 +42,8 @@ final class GatewayCore {
     /// REQs waiting for their answer, by token (`<batchPrefix>.<n>`).
     var requests: [String: PendingRequest] = [:]
     var requestCounter: UInt64 = 0
+    /// The STATS waiting for the cluster's figures (one gathering thread at a time).
+    var statsGathering = StatsGathering()
     /// Reads the answers to this gateway's REQs.
     var replyListener: ReplyListener?
     /// With keys: who may do what, and the handler that admits listed keys.

@@ -24,8 +24,8 @@ final class GatewayInbox: Sendable {
         case replied([UInt8])
         /// Reading the reply subject failed; the listener goes on trying.
         case replyListenerFailed(NATSError)
-        /// A STATS reply, its cluster figures gathered.
-        case statsReady(peer: [UInt8], correlation: [UInt8], [UInt8])
+        /// A STATS reply, its cluster figures gathered, for every STATS the gathering answers.
+        case statsReady([UInt8])
     }
 
     private let events = Mutex<[Event]>([])

@@ -53,4 +53,60 @@ import Testing
             Issue.record("the ack floor never reached 3: \(last)")
         }
     }
+
+    /// One gathering at a time: STATS that come during it wait for the next, each gets
+    /// exactly one answer, and past the bound they are refused.
+    @Test func aFloodOfStatsRunsOneGatheringAtATime() {
+        func asker(_ n: Int) -> StatsGathering.Requester { .init(peer: [UInt8(n)], correlation: [UInt8(n), 1]) }
+        var gathering = StatsGathering()
+        #expect(gathering.finished() == ([], false))  // a stray reply answers no one
+        #expect(gathering.asked(asker(1)) == .start)
+        #expect(gathering.asked(asker(2)) == .wait && gathering.asked(asker(3)) == .wait)
+        // The first gathering answers only the STATS it started for; the next starts for 2 and 3.
+        var finished = gathering.finished()
+        #expect(finished.answer == [asker(1)] && finished.startAnother)
+        #expect(gathering.asked(asker(4)) == .wait)
+        finished = gathering.finished()
+        #expect(finished.answer == [asker(2), asker(3)] && finished.startAnother)
+        finished = gathering.finished()
+        #expect(finished.answer == [asker(4)] && !finished.startAnother)
+        #expect(gathering.running == nil && gathering.waiting.isEmpty)
+
+        // The bound: 1 running, maxWaiting waiting, then busy.
+        #expect(gathering.asked(asker(0)) == .start)
+        for n in 0..<StatsGathering.maxWaiting { #expect(gathering.asked(asker(n % 250)) == .wait) }
+        #expect(gathering.asked(asker(9)) == .refuse)
+        #expect(gathering.waiting.count == StatsGathering.maxWaiting)
+    }
+
+    /// On a real cluster: many STATS at once from many clients, each answered with the figures.
+    @Test func concurrentStatsAreEachAnswered() async throws {
+        try await withDeadline(.seconds(300)) {
+            let test = try TestCluster(nodes: 1)
+            let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*"))
+            defer { running.stop() }
+            _ = try await {
+                let client = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30)))
+                defer { client.close() }
+                return try await client.publish((1...3).map { GatewayTests.event("s\($0)") })
+            }()
+            let clients = try (0..<8).map { _ in
+                try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30)))
+            }
+            defer { for client in clients { client.close() } }
+            let answers = try await withThrowingTaskGroup(of: [UInt8].self) { group in
+                for client in clients {
+                    for _ in 0..<5 { group.addTask { try await client.stats() } }
+                }
+                var all: [[UInt8]] = []
+                for try await answer in group { all.append(answer) }
+                return all
+            }
+            #expect(answers.count == 40)
+            for answer in answers {
+                let value = try #require(try JSONSerialization.jsonObject(with: Data(answer)) as? [String: Any])
+                #expect((value["stages"] as? [String: Any])?["in"] as? Int == 3)
+            }
+        }
+    }
 }
