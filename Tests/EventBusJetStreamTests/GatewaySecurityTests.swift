@@ -57,6 +57,75 @@ import ZeroMQ
     }
 }
 
+extension GatewaySecurityTests {
+    /// With as many events in flight as it takes, the gateway reads no commands (the
+    /// inbox-only poll) but still answers ZAP: a client that connects meanwhile completes
+    /// its handshake, and is served once JetStream answers.
+    @Test func handshakesAreAnsweredWhileNoCommandsAreRead() async throws {
+        try await withDeadline(.seconds(300)) {
+            let test = try TestCluster(nodes: 1)
+            let keys = try (0..<3).map { _ in try CurveKeyPair.generate() }
+            var config = GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*", publishTimeout: .seconds(60),
+                                       maxEventsInFlight: 1)
+            config.security = SecurityConfig(secretKey: keys[0].secretKey, clients: [
+                .init(name: "chat-api", publicKey: keys[1].publicKey, roles: [.backend]),
+                .init(name: "ops", publicKey: keys[2].publicKey, roles: [.admin]),
+            ])
+            let running = try RunningGateway(config)
+            defer { running.stop() }
+            let context = try Context()
+            func peer(_ pair: CurveKeyPair) throws -> Socket {
+                let socket = try Socket(context: context, type: .dealer)
+                try socket.setLinger(0)
+                try socket.setReceiveTimeout(30_000)
+                try CurveClientKeys(secretKey: pair.secretKey, serverKey: keys[0].publicKey).apply(to: socket)
+                return socket
+            }
+            let backend = try peer(keys[1])
+            defer { backend.close() }
+            try backend.connect(running.gateway.commandEndpoint)
+            _ = try backend.send(["EB1", "PING", "warm"].map { Array($0.utf8) })
+            #expect(try backend.receive().map { String(decoding: $0[1], as: UTF8.self) } == "OK")
+
+            // JetStream stops answering: the PUB stays in flight, and at the limit of 1 the
+            // gateway reads no more commands; the PING behind it waits.
+            let server = try #require(test.cluster.processIdentifier(of: "n1"))
+            #expect(kill(server, SIGSTOP) == 0)
+            var resumed = false
+            defer { if !resumed { kill(server, SIGCONT) } }
+            _ = try backend.send(["EB1", "PUB", "p1", "in"].map { Array($0.utf8) } + [GatewayTests.event("z1")])
+            _ = try backend.send(["EB1", "PING", "behind"].map { Array($0.utf8) })
+
+            // Another client connects now: its handshake completes all the same.
+            let ops = try peer(keys[2])
+            defer { ops.close() }
+            let monitor = try ops.monitor(events: [.handshakeFailed, .handshakeSucceeded])
+            try monitor.setReceiveTimeout(30_000)
+            defer {
+                ops.stopMonitor()
+                monitor.close()
+            }
+            try ops.connect(running.gateway.commandEndpoint)
+            _ = try ops.send(["EB1", "PING", "new"].map { Array($0.utf8) })
+            let event = try monitor.receiveEvent()
+            guard case .handshakeSucceeded? = event else {
+                Issue.record("the handshake did not complete while commands were not read: \(String(describing: event))")
+                return
+            }
+            // Still nothing read: the PUB is in flight, the PING behind it unanswered.
+            #expect(try backend.receive(dontWait: true) == nil)
+
+            // JetStream answers again: the PUB is confirmed, and both PINGs are answered.
+            #expect(kill(server, SIGCONT) == 0)
+            resumed = true
+            let confirm = try #require(try backend.receive())
+            #expect(confirm.map { String(decoding: $0, as: UTF8.self) }.prefix(3) == ["EB1", "OK", "p1"])
+            #expect(try backend.receive().map { String(decoding: $0[2], as: UTF8.self) } == "behind")
+            #expect(try ops.receive().map { String(decoding: $0[1], as: UTF8.self) } == "OK")
+        }
+    }
+}
+
 /// `eventbus up --backend … --security FILE`: the gateway inside `up` admits the file's
 /// clients and this run's keys for its plugins and readiness probe (``RunKeys``).
 @Suite(.serialized) struct UpOnJetStreamSecurityTests {
