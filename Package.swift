@@ -263,7 +263,7 @@ let package = Package(
         .testTarget(name: "EventBusTests", dependencies: ["EventBusCore", "EventBus", "EventBusFuzzing"], swiftSettings: strict),
         .testTarget(
             name: "EventBusBrokerTests",
-            dependencies: ["EventBusBroker", "EventBus", "EventBusChaos", "ZeroMQ"],
+            dependencies: ["EventBusBroker", "EventBus", "EventBusChaos", "EventBusTesting", "ZeroMQ"],
             swiftSettings: strict
         ),
         .testTarget(name: "ReceiptReducerTests", dependencies: ["ReceiptReducer", "EventBusCore"], swiftSettings: strict),

@@ -26,7 +26,10 @@ public final class SupervisedPipeline: @unchecked Sendable {
         return PipelineStage(name: name, launch: .process(executable: folder + "/" + executable, arguments: arguments + ["--log-level", "warning"]))
     }
 
-    public init(_ stages: [PipelineStage], configure: (inout SupervisorConfig) -> Void = { _ in }) throws {
+    /// - Parameter logs: Where the supervisor's messages go, from `info` up; without it, only
+    ///   its errors, to the console.
+    public init(_ stages: [PipelineStage], logs: CapturingLogHandler? = nil,
+                configure: (inout SupervisorConfig) -> Void = { _ in }) throws {
         for stage in stages {
             if case .process(let executable, _) = stage.launch, !FileManager.default.isExecutableFile(atPath: executable) {
                 throw ProcessError("no executable \(executable): build it first (`make test` builds the bus and the examples)")
@@ -39,8 +42,8 @@ public final class SupervisedPipeline: @unchecked Sendable {
         var config = SupervisorConfig(broker: broker, pipeline: try Pipeline(stages: stages))
         config.initialBackoff = .milliseconds(50)
         configure(&config)
-        var logger = Logger(label: "test.supervisor")
-        logger.logLevel = .error
+        var logger = logs.map { logs in Logger(label: "test.supervisor") { _ in logs } } ?? Logger(label: "test.supervisor")
+        logger.logLevel = logs == nil ? .error : .info
         supervisor = try Supervisor(config: config, logger: logger)
         context = try Context()
         let supervisor = self.supervisor, done = self.done

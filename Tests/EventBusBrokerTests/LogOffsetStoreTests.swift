@@ -1,3 +1,4 @@
+import EventBusTesting
 import Foundation
 import Testing
 

@@ -51,31 +51,3 @@ func fileSize(_ path: String) throws -> Int {
     let attributes = try FileManager.default.attributesOfItem(atPath: path)
     return (attributes[.size] as? NSNumber)?.intValue ?? -1
 }
-
-/// A log handler that keeps every message, for checking what was logged.
-final class CapturingLogHandler: LogHandler, @unchecked Sendable {
-    /// One captured message.
-    struct Entry {
-        var level: Logger.Level
-        var message: String
-        var metadata: Logger.Metadata
-    }
-
-    private let lock = NSLock()
-    private var stored: [Entry] = []
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    var entries: [Entry] { lock.withLock { stored } }
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        lock.withLock {
-            stored.append(Entry(level: event.level, message: "\(event.message)", metadata: event.metadata ?? [:]))
-        }
-    }
-}

@@ -60,13 +60,16 @@ import ZeroMQ
     }
 
     @Test func aPluginThatKeepsCrashingIsReportedAndTheOthersKeepRunning() async throws {
+        let logs = CapturingLogHandler()
         let pipeline = try SupervisedPipeline([
             SupervisedPipeline.plugin("relay", executable: "identity"),
-            PipelineStage(name: "broken", launch: .process(executable: "/bin/sh", arguments: ["-c", "exit 3"])),
-        ]) { config in
+            // Exits 1 at once, whatever the arguments the supervisor adds.
+            PipelineStage(name: "broken", launch: .process(executable: "/bin/false", arguments: [])),
+        ], logs: logs) { config in
             config.initialBackoff = .milliseconds(10)
             config.maximumBackoff = .milliseconds(50)
             config.crashLoopLimit = 5
+            config.crashLoopBackoff = .milliseconds(200)
         }
         try await pipeline.stopAfter {
             let deadline = Date().addingTimeInterval(20)
@@ -78,6 +81,29 @@ import ZeroMQ
             _ = try pipeline.call(publisher, "PUB", [Array("in".utf8), SupervisedPipeline.event(1)])
             #expect(try pipeline.readIDs("relay/", count: 1, consumer: "check") == ["e1"])
             #expect(try pipeline.stats()["stages"]?["out"]?.int64Value == 0)
+
+            // What an operator reads: each of the first exits, one critical line when the loop
+            // is entered (after the 5th quick exit), then every exit of the loop, each with how
+            // the plugin ended.
+            let broken = logs.entries.filter { $0.metadata["bus.plugin"] == "broken" }
+            let critical = broken.filter { $0.level == .critical }
+            #expect(critical.count == 1)
+            #expect(critical.first?.message.hasPrefix("PLUGIN CRASH LOOP") == true)
+            #expect(critical.first?.metadata["bus.exits_in_a_row"] == "5")
+            #expect(critical.first?.metadata["bus.last_exit"] == "exited with status 1", "\(critical)")
+            let before = broken.prefix { $0.level != .critical }
+            #expect(before.filter { $0.message == "plugin stopped unexpectedly; restarting" }.count == 4)
+            let stillLooping = broken.drop { $0.level != .critical }.dropFirst().filter { $0.level >= .warning }
+            #expect(stillLooping.allSatisfy { $0.message == "plugin still crash looping; restarting" })
+            // A loop that keeps going is reported at every exit (its backoff here is 200 ms).
+            var patience = Patience(.seconds(20))
+            while logs.entries.filter({ $0.message == "plugin still crash looping; restarting" }).isEmpty && patience.allowsAnotherLook() {
+                try await Task.sleep(for: .milliseconds(50))  // a poll interval
+            }
+            let next = logs.entries.first { $0.message == "plugin still crash looping; restarting" }
+            #expect(next?.metadata["bus.exits_in_a_row"].map { Int("\($0)") ?? 0 } ?? 0 >= 6)
+            #expect(next?.metadata["bus.exit"] == "exited with status 1")
+            #expect(!logs.entries.contains { $0.metadata["bus.plugin"] == "relay" && $0.level >= .warning })
         }
     }
 
