@@ -4,7 +4,7 @@ import CCrypt
 /// nats-server accepts in place of a password in its `authorization` block, so
 /// that a server's configuration file holds no password.
 ///
-/// A value type over two thread-safe libxcrypt calls: `crypt_gensalt_rn` (a
+/// A namespace over two thread-safe libxcrypt calls: `crypt_gensalt_rn` (a
 /// salt from the system's random source) and `crypt_rn` (no static buffer).
 public enum PasswordHash {
     /// The bcrypt cost: 2^10 rounds, about 64 ms per hash on the 2-core

@@ -1,7 +1,8 @@
 import Foundation
 import Logging
 
-/// A log handler that keeps every message, for checking what was logged.
+/// A log handler that keeps every message, for checking what was logged. Its state is
+/// behind one lock, since every copy of a `Logger` made with it shares it.
 public final class CapturingLogHandler: LogHandler, @unchecked Sendable {
     /// One captured message.
     public struct Entry: Sendable {
@@ -12,8 +13,18 @@ public final class CapturingLogHandler: LogHandler, @unchecked Sendable {
 
     private let lock = NSLock()
     private var stored: [Entry] = []
-    public var metadata: Logger.Metadata = [:]
-    public var logLevel: Logger.Level = .trace
+    private var storedMetadata: Logger.Metadata = [:]
+    private var storedLevel: Logger.Level = .trace
+
+    public var metadata: Logger.Metadata {
+        get { lock.withLock { storedMetadata } }
+        set { lock.withLock { storedMetadata = newValue } }
+    }
+
+    public var logLevel: Logger.Level {
+        get { lock.withLock { storedLevel } }
+        set { lock.withLock { storedLevel = newValue } }
+    }
 
     public init() {}
 
@@ -21,8 +32,8 @@ public final class CapturingLogHandler: LogHandler, @unchecked Sendable {
     public var entries: [Entry] { lock.withLock { stored } }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
+        get { lock.withLock { storedMetadata[key] } }
+        set { lock.withLock { storedMetadata[key] = newValue } }
     }
 
     public func log(event: LogEvent) {
