@@ -111,6 +111,14 @@ public struct DeliveryWindow<Handle: Sendable>: Sendable {
         return acked
     }
 
+    /// Whether `ACK seq` is beyond every SEQ sent or passed over: then delivery skips ahead
+    /// (docs/protocol.md "ACK"), by making the consumer again after `seq`. Call it after
+    /// ``acknowledge(upTo:)``; nothing is then in flight. The window itself moves on when the
+    /// new consumer starts (``started(first:made:)``).
+    public func skipsAhead(_ seq: UInt64) -> Bool {
+        seq >= next
+    }
+
     /// Removes and returns every handle: the consumer detaches, its EVTs in flight go back.
     public mutating func drain() -> [Handle] {
         defer { inFlight.removeAll() }

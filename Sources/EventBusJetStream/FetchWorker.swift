@@ -27,6 +27,9 @@ final class FetchWorker: Sendable {
         /// (a consumer made again after a gap, whose client already has its OK) rather
         /// than reported (a CONSUME, answered `busy`).
         var retriesSetUp = false
+        /// Whether a `.sequence` start above the stream's head + 1 starts there instead (a
+        /// skip ahead past the head), so that no event published later is passed over.
+        var atMostHeadPlusOne = false
     }
 
     private struct State {
@@ -171,7 +174,8 @@ final class FetchWorker: Sendable {
             first = firstInStream
         case .earliest: first = firstInStream
         case .latest: first = head + 1
-        case .sequence(let seq): first = max(seq, firstInStream)
+        case .sequence(let seq):
+            first = setup.atMostHeadPlusOne ? min(max(seq, firstInStream), head + 1) : max(seq, firstInStream)
         }
         if existing != nil { try jetStream.deleteConsumer(stream: setup.stream.name, durable: setup.durable) }
         let consumer = try PullConsumer(jetStream: jetStream, config: config(.sequence(first)))

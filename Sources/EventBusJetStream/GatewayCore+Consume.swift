@@ -46,6 +46,13 @@ extension GatewayCore {
             }
         }
         attachment.worker.release(acked.count)
+        // Beyond every SEQ sent (docs/protocol.md "ACK"): delivery skips ahead. The durable is
+        // made again after SEQ, at most at the stream's head + 1 (the gateway cannot refuse an
+        // ACK above the head as the broker does without asking JetStream; skipping to the head
+        // loses no event published later), so its ack floor, and a later `resume`, follow.
+        if attachment.confirmed && attachment.window.skipsAhead(seq) {
+            restart(attachment, at: seq + 1, skipping: true)
+        }
     }
 
     /// JetStream delivers again what a consumer left unacked for its ack wait (`--ack-wait`,
@@ -196,13 +203,16 @@ extension GatewayCore {
     /// fetches is not sent (its token is no longer the attachment's; it goes back as a
     /// detached consumer's does); what the client holds is delivered again and only takes
     /// the new consumer's handles, for its ACK.
-    func restart(_ attachment: Attachment, at seq: UInt64) {
+    ///
+    /// With `skipping`, for an ACK beyond every SEQ sent: the new consumer starts at `seq`
+    /// or at the stream's head + 1, whichever is lower.
+    func restart(_ attachment: Attachment, at seq: UInt64, skipping: Bool = false) {
         attachment.worker.stop()
         let token = nextToken
         nextToken += 1
         let setup = FetchWorker.Setup(stream: StageStream(stage: attachment.request.stage),
                                       durable: DurableName.make(attachment.request.name), start: .sequence(seq),
-                                      ackWait: config.ackWait, retriesSetUp: true)
+                                      ackWait: config.ackWait, retriesSetUp: true, atMostHeadPlusOne: skipping)
         attachment.worker = FetchWorker(token: token, credit: attachment.request.credit - attachment.window.count,
                                         setup: setup, jetStream: jetStream, inbox: inbox, after: lastWorker(of: attachment.request.name))
         workers[attachment.request.name] = attachment.worker

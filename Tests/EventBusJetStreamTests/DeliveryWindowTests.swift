@@ -51,6 +51,22 @@ import Testing
         #expect(none.isEmpty)
     }
 
+    /// docs/protocol.md "ACK": an ACK beyond every SEQ sent or passed over skips ahead; one
+    /// of a SEQ sent, or of one passed over (another prefix), does not.
+    @Test func onlyAnAckBeyondEverySeqSentSkipsAhead() {
+        var window = DeliveryWindow<Int>(credit: 10)
+        window.started(first: 1, made: true)
+        #expect(window.arrive(1, delivery: 1, redelivered: false, forClient: true, 1) == .send)
+        #expect(window.arrive(2, delivery: 2, redelivered: false, forClient: false, 2) == .pass)
+        #expect(!window.skipsAhead(1) && !window.skipsAhead(2))
+        #expect(window.acknowledge(upTo: 3) == [1])
+        #expect(window.skipsAhead(3))
+        // The window moves on when the consumer made again after 3 starts.
+        window.started(first: 4, made: true)
+        #expect(window.next == 4 && !window.skipsAhead(3))
+        #expect(window.arrive(4, delivery: 1, redelivered: false, forClient: true, 4) == .send)
+    }
+
     @Test func aRedeliveryOfAHeldEventIsNotSentTwice() {
         var window = made(at: 4)
         let sent = [window.arrive(4, delivery: 1, redelivered: false, forClient: true, "first"),

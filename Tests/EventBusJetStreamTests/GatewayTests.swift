@@ -77,6 +77,41 @@ import ZeroMQ
         }
     }
 
+    /// docs/protocol.md "ACK": an ACK beyond the last SEQ sent skips ahead — the next EVT
+    /// comes after it, and a later `resume` starts after it (the durable is made again
+    /// after the SEQ; `FetchWorkerTests` checks that it never starts past the head + 1).
+    @Test func anAckBeyondWhatWasSentSkipsAhead() async throws {
+        try await withDeadline(.seconds(120)) {
+            let test = try TestCluster(nodes: 1)
+            let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*"))
+            defer { running.stop() }
+            let client = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30)))
+            defer { client.close() }
+            _ = try await client.publish((1...10).map { Self.event("k\($0)") })
+
+            // CREDIT 2: 1 and 2 are sent, then nothing until an ACK; ACK 6 skips 3 to 6.
+            let consumer = try await client.consume(name: "skipper", start: .earliest, credit: 2, prefixes: ["in/"])
+            var seen: [UInt64] = []
+            for try await delivery in consumer {
+                seen.append(delivery.seq)
+                if delivery.seq == 2 { consumer.ack(6) }
+                if seen.count == 4 { break }
+            }
+            #expect(seen == [1, 2, 7, 8])
+            #expect(try await client.stats().isEmpty == false)  // the gateway still answers
+            consumer.ack(8)
+            try await consumer.cancel()
+
+            // The durable's floor moved with the skip: resume starts after the last ACK.
+            let again = try await client.consume(name: "skipper", start: .resume, credit: 2, prefixes: ["in/"])
+            #expect(again.firstSeq == 9)
+            for try await delivery in again {
+                #expect(delivery.seq == 9)
+                break
+            }
+        }
+    }
+
     /// The CREDIT alone bounds what a consumer has unacked, as on the broker: JetStream's
     /// own cap (`max_ack_pending`, 1,000 by default) and libzmq's queue to the peer (1,000
     /// messages by default) must not stop the EVTs short of it.
