@@ -1,3 +1,4 @@
+import Foundation
 import EventBus
 import EventBusBroker
 import NATS
@@ -67,6 +68,27 @@ public struct GatewayConfig: Sendable, Equatable {
 
     /// The stages in order: `in`, the pipeline's, `out`, `diag`.
     public var stages: [String] { [Stage.in] + pipeline + [Stage.out, Stage.diag] }
+
+    /// The `--backend` value itself, or for `@FILE` the first line of that file (as
+    /// `eventbus cluster up` writes `DATA/users/USER.url`): a URL with a password on a
+    /// command line shows in `ps` to every user of the machine; one in a file of mode 0600
+    /// does not.
+    ///
+    /// - Throws: ``GatewayError/badBackend(_:_:)`` naming the file when it cannot be read or is empty.
+    public static func backendValue(_ option: String) throws(GatewayError) -> String {
+        guard option.hasPrefix("@") else { return option }
+        let path = String(option.dropFirst())
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw .badBackend(option, "cannot read \(path): \((error as NSError).localizedDescription)")
+        }
+        guard let line = text.split(whereSeparator: \.isNewline).first?.trimmingCharacters(in: .whitespaces), !line.isEmpty else {
+            throw .badBackend(option, "\(path) is empty: it holds the URLs, as DATA/users/USER.url does")
+        }
+        return line
+    }
 
     /// The servers of a `--backend` value: `nats://h1:4222,h2:4222,h3:4222` or the same
     /// with `nats://` before each, each perhaps with `user:password@` before the host (the

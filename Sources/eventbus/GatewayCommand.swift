@@ -18,8 +18,9 @@ struct GatewayCommand: AsyncParsableCommand {
             acked it, and busy when it did not within --publish-timeout-ms. See docs/scale-out.md.
             """)
 
-    @Option(help: ArgumentHelp("The cluster: nats://h1:4222,h2:4222,h3:4222 (a host without a port gets 4222).",
-                               valueName: "nats://URLS"))
+    @Option(help: ArgumentHelp("The cluster: nats://h1:4222,h2:4222,h3:4222 (a host without a port gets 4222), or @FILE "
+                                   + "to read them from FILE's first line (DATA/users/gateway.url), keeping the password out of ps.",
+                               valueName: "nats://URLS|@FILE"))
     var backend: String
 
     @Option(help: ArgumentHelp(
@@ -88,7 +89,7 @@ struct GatewayCommand: AsyncParsableCommand {
         do {
             let stages = try pipeline.map { try Pipeline.parse(list: $0, pluginDirectory: nil).names } ?? []
             var config = GatewayConfig(
-                servers: try GatewayConfig.servers(backend: backend), commandEndpoint: BindPolicy.bindable(endpoint),
+                servers: try GatewayConfig.servers(backend: GatewayConfig.backendValue(backend)), commandEndpoint: BindPolicy.bindable(endpoint),
                 pipeline: stages, replicas: replicas, duplicateWindow: .seconds(dedupWindow),
                 requestTimeout: .milliseconds(requestTimeoutMs), publishTimeout: .milliseconds(publishTimeoutMs),
                 ackWait: .seconds(ackWait), maxEventBytes: maxEventBytes)

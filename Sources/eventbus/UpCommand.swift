@@ -25,8 +25,9 @@ struct UpCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp(
         "Run on a NATS JetStream cluster instead of the embedded broker: a gateway on --command, the plugins against it, "
-            + "their state under --data-dir (docs/scale-out.md).",
-        valueName: "nats://URLS"))
+            + "their state under --data-dir (docs/scale-out.md). @FILE reads the URLs from FILE's first line "
+            + "(DATA/users/gateway.url), keeping the password out of ps.",
+        valueName: "nats://URLS|@FILE"))
     var backend: String?
 
     @Option(help: ArgumentHelp(
@@ -88,7 +89,9 @@ struct UpCommand: AsyncParsableCommand {
             guard httpIngress == nil else { throw Output.fail("--http is not supported with --backend yet") }
             // The plugins read it from wherever they run: an absolute path.
             let authorities = backendCa.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-            supervisor = try Self.onJetStream(backend: backend, users: backendUsers, authorities: authorities, broker: brokerConfig,
+            let value: String
+            do { value = try GatewayConfig.backendValue(backend) } catch { throw Output.fail("\(error)") }
+            supervisor = try Self.onJetStream(backend: value, users: backendUsers, authorities: authorities, broker: brokerConfig,
                                               pipeline: pipeline, logger: logger)
         } else {
             do {

@@ -71,6 +71,48 @@ import Testing
         #expect(!text.contains("127.0.0.1:1"), "refused before connecting: \(text)")
     }
 
+    /// `--backend @FILE` (DATA/users/gateway.url): the gateway serves with the user's
+    /// password, and its command line, which `ps` shows to everyone, holds none.
+    @Test func aGatewayReadsItsBackendFromAFileKeepingThePasswordOutOfPs() async throws {
+        let users = try ClusterUsers(plugins: [])
+        let test = try TestCluster(nodes: 1, users: users)
+        let file = "\(test.directory)/users/gateway.url"
+        #expect(FileManager.default.fileExists(atPath: file))
+        let endpoint = "ipc://\(test.directory)/gateway.sock"
+        let gateway = try Self.gateway(["--backend", "@" + file, "--endpoint", endpoint, "--log-level", "warning"])
+        defer { if gateway.isRunning { kill(gateway.processIdentifier, SIGKILL) } }
+        let client = try BusClient(options: BusClientOptions(endpoint: endpoint, requestTimeout: .seconds(30)))
+        defer { client.close() }
+        #expect(try await client.publish(GatewayTests.event("f1")) == 1)
+        let commandLine = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(gateway.processIdentifier)/cmdline"))
+        let arguments = String(decoding: commandLine, as: UTF8.self)
+        #expect(arguments.contains(file) && !arguments.contains(users.passwords[.gateway]!))
+        kill(gateway.processIdentifier, SIGTERM)
+        try Self.reap(gateway)
+    }
+
+    /// `eventbus up --backend @FILE` reads the same way; a file it cannot read stops it at
+    /// once, naming the file.
+    @Test func upWithABackendFileItCannotReadExitsNamingIt() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-gw-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = directory.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let missing = directory.appendingPathComponent("users/gateway.url").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = ["up", "--backend", "@" + missing, "--data-dir", directory.appendingPathComponent("data").path,
+                             "--command", "ipc://\(directory.path)/up.sock", "--pipeline", "receipt-reducer"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: log)
+        try process.run()
+        try Self.reap(process)
+        #expect(process.terminationStatus != 0)
+        let text = try String(contentsOf: log, encoding: .utf8)
+        #expect(text.contains("cannot read \(missing)"), "stderr: \(text)")
+    }
+
     @Test func aGatewayKilledMidPublishLosesNothingItConfirmed() async throws {
         let test = try TestCluster(nodes: 3)
         let endpoint = "ipc://\(test.directory)/gateway.sock"

@@ -1,5 +1,6 @@
 import EventBusJetStream
 import NATS
+import Foundation
 import Testing
 
 /// Streams, subjects, message ids, durable names and `--backend` as values.
@@ -44,6 +45,21 @@ import Testing
         #expect(throws: GatewayError.self) { try GatewayConfig.servers(backend: "tcp://h1") }
         #expect(throws: GatewayError.self) { try GatewayConfig.servers(backend: "nats://h1,,h2") }
         #expect(throws: GatewayError.self) { try GatewayConfig.servers(backend: "nats://") }
+    }
+
+    /// `--backend @FILE`: the URLs from the file's first line, so that no password is on a
+    /// command line; a file that cannot be read, or is empty, is named in the error.
+    @Test func aBackendFromAFile() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-url-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try "nats://gateway:s3cret@h1:4222,nats://gateway:s3cret@h2:4222\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try GatewayConfig.backendValue("@" + path) == "nats://gateway:s3cret@h1:4222,nats://gateway:s3cret@h2:4222")
+        #expect(try GatewayConfig.backendValue("nats://h1") == "nats://h1")
+        let missing = #expect(throws: GatewayError.self) { try GatewayConfig.backendValue("@" + path + ".none") }
+        #expect(missing.map { "\($0)".contains(path + ".none") } == true, "\(String(describing: missing))")
+        try "\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let empty = #expect(throws: GatewayError.self) { try GatewayConfig.backendValue("@" + path) }
+        #expect(empty.map { "\($0)".contains("is empty") } == true)
     }
 
     @Test func replicasDefaultToThreeWithThreeServers() {
