@@ -65,9 +65,11 @@ import Testing
 
     @Test func gracefulShutdownEndsThePluginWhileAGrandchildLivesOn() async throws {
         try await TemporaryDirectory.with("plugin-grandchild") { root in
-            // The plugin leaves a grandchild holding its output for 60 s and says its pid.
+            // The plugin leaves a grandchild holding its output and says its pid. It sleeps far
+            // longer than the test can take on a loaded machine (it once took 201 s, and a
+            // 60 s grandchild was gone when checked); the test kills it at the end.
             let file = root.appendingPathComponent("grandchild").path
-            let plugin = try Self.process("sleep 60 & echo $! > \(file); exec sleep 60")
+            let plugin = try Self.process("sleep 3600 & echo $! > \(file); exec sleep 3600")
             var pid: Int32?
             try await Self.running(plugin) {
                 try await Self.waitFor("the plugin's start") { plugin.processIdentifier != nil && FileManager.default.fileExists(atPath: file) }
