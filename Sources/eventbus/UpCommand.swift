@@ -120,12 +120,11 @@ struct UpCommand: AsyncParsableCommand {
         if let users {
             for name in pipeline.names {
                 let path = URL(fileURLWithPath: users).appendingPathComponent("plugin-\(name).url").path
-                guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-                      !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
-                else {
+                // Read as `--backend @FILE` reads the gateway's: the file's first line.
+                guard let urls = try? GatewayConfig.backendValue("@" + path) else {
                     throw Output.fail("--backend-users: no \(path) for plugin \(name) (eventbus cluster up --plugins \(pipeline.names.joined(separator: ",")) writes one per plugin)")
                 }
-                own[name] = [KVPluginStore.environmentVariable: text.trimmingCharacters(in: .whitespacesAndNewlines)]
+                own[name] = [KVPluginStore.environmentVariable: urls]
             }
         }
         // With keys: this run's keys for the plugins and the readiness probe, admitted by the gateway.

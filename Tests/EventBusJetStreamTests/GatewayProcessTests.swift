@@ -91,8 +91,8 @@ import Testing
         try Self.reap(gateway)
     }
 
-    /// `eventbus up --backend @FILE` reads the same way; a file it cannot read stops it at
-    /// once, naming the file.
+    /// `eventbus up --backend @FILE` reads the same way, and so does `--backend-users` each
+    /// plugin's URL file; a file it cannot read stops it at once, naming the file.
     @Test func upWithABackendFileItCannotReadExitsNamingIt() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventbus-gw-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -111,6 +111,22 @@ import Testing
         #expect(process.terminationStatus != 0)
         let text = try String(contentsOf: log, encoding: .utf8)
         #expect(text.contains("cannot read \(missing)"), "stderr: \(text)")
+
+        // A plugin's user file is read the same way; one that is missing is named, with the fix.
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let users = directory.appendingPathComponent("users").path
+        let withoutUser = Process()
+        withoutUser.executableURL = URL(fileURLWithPath: Self.binary)
+        withoutUser.arguments = ["up", "--backend", "nats://127.0.0.1:1", "--backend-users", users,
+                                 "--data-dir", directory.appendingPathComponent("data").path,
+                                 "--command", "ipc://\(directory.path)/up.sock", "--pipeline", "receipt-reducer"]
+        withoutUser.standardOutput = FileHandle.nullDevice
+        withoutUser.standardError = try FileHandle(forWritingTo: log)
+        try withoutUser.run()
+        try Self.reap(withoutUser)
+        #expect(withoutUser.terminationStatus != 0)
+        let told = try String(contentsOf: log, encoding: .utf8)
+        #expect(told.contains("--backend-users: no \(users)/plugin-receipt-reducer.url"), "stderr: \(told)")
     }
 
     @Test func aGatewayKilledMidPublishLosesNothingItConfirmed() async throws {
