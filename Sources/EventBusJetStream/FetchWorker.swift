@@ -144,9 +144,10 @@ final class FetchWorker: Sendable {
     /// OK's FIRST (docs/protocol.md, "CONSUME") and whether it was made now (false: an
     /// existing one bound as it was, for `resume`).
     ///
-    /// `resume` binds to the consumer as it is (its position is the last ACK); `earliest`,
-    /// `latest` and a SEQ start it again from there, which on JetStream means deleting the
-    /// durable and creating it anew at that stream sequence.
+    /// `resume` binds to the consumer as it is (its position is the last ACK), or, if it
+    /// has events delivered and not acked, makes it again right after the last ACK;
+    /// `earliest`, `latest` and a SEQ start it again from there, which on JetStream means
+    /// deleting the durable and creating it anew at that stream sequence.
     static func attach(_ setup: Setup, jetStream: JetStream) throws(NATSError) -> (PullConsumer, UInt64, Bool) {
         let info = try jetStream.streamInfo(setup.stream.name)
         let firstInStream = max(info.firstSequence, 1)
@@ -167,11 +168,21 @@ final class FetchWorker: Sendable {
         let first: UInt64
         switch setup.start {
         case .resume:
-            if let existing {
-                let consumer = try PullConsumer(jetStream: jetStream, config: config(.all), create: false)
-                return (consumer, max(existing.ackFloorStreamSequence + 1, firstInStream), false)
+            guard let existing else {
+                first = firstInStream
+                break
             }
-            first = firstInStream
+            let afterLastAck = max(existing.ackFloorStreamSequence + 1, firstInStream)
+            // Events delivered and never acked: held by an attachment that is gone (a
+            // gateway that died cannot nak them), JetStream would give them again only
+            // after the ack wait. Made again at the last ACK, they come at once, as a
+            // broker's resume sends them.
+            if existing.ackPending > 0 {
+                first = afterLastAck
+                break
+            }
+            let consumer = try PullConsumer(jetStream: jetStream, config: config(.all), create: false)
+            return (consumer, afterLastAck, false)
         case .earliest: first = firstInStream
         case .latest: first = head + 1
         case .sequence(let seq):

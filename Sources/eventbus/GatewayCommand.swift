@@ -51,8 +51,8 @@ struct GatewayCommand: AsyncParsableCommand {
     var dedupWindow: Int = 600
 
     @Option(help: ArgumentHelp(
-        "How long JetStream waits for a consumer's ACK before delivering again: how soon what a dead gateway had sent "
-            + "comes back (the EVTs a live gateway's clients hold are kept from it).", valueName: "SECONDS"))
+        "How long JetStream waits for a consumer's ACK before delivering again (a CONSUME with resume gets what was "
+            + "never acked at once; the EVTs a live gateway's clients hold are kept from it).", valueName: "SECONDS"))
     var ackWait: Int = 5
 
     @Option(help: ArgumentHelp("The largest event in bytes.", valueName: "N"))

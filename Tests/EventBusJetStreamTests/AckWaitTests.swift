@@ -5,9 +5,10 @@ import Foundation
 import NATS
 import Testing
 
-/// The ack wait is short (5 s by default), so that what a dead gateway had sent comes back
-/// soon to the consumer's next attachment; the EVTs a live gateway's client holds are kept
-/// from redelivery however long the client takes (marked in progress every third of it).
+/// What a dead gateway had sent and not had acked comes back at once to the consumer's
+/// next attachment, on any gateway (its `resume` makes the durable again after the last
+/// ACK), not after the ack wait; the EVTs a live gateway's client holds are kept from
+/// redelivery however long the client takes (marked in progress every third of it).
 @Suite(.serialized) struct AckWaitTests {
     @Test func eventsAClientHoldsAreNotRedeliveredWhileItsGatewayLives() async throws {
         try await withDeadline(.seconds(120)) {
@@ -42,11 +43,12 @@ import Testing
         }
     }
 
-    @Test func whatADeadGatewayHadSentComesBackWithinTheAckWait() async throws {
+    @Test func whatADeadGatewayHadSentComesBackAtOnce() async throws {
         try await withDeadline(.seconds(120)) {
             let test = try TestCluster(nodes: 1)
             let directory = test.directory
-            let arguments = ["--backend", test.urls.joined(separator: ","), "--log-level", "warning"]
+            // An ack wait of an hour: only a consumer made again gives 2 and 3 within the test.
+            let arguments = ["--backend", test.urls.joined(separator: ","), "--log-level", "warning", "--ack-wait", "3600"]
             let first = try GatewayProcessTests.gateway(arguments + ["--endpoint", "ipc://\(directory)/first.sock"])
             defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
             let publisher = try BusClient(options: BusClientOptions(endpoint: "ipc://\(directory)/first.sock", requestTimeout: .seconds(30)))
@@ -71,8 +73,7 @@ import Testing
             kill(first.processIdentifier, SIGKILL)
             try GatewayProcessTests.reap(first)
 
-            // Another gateway; the consumer resumes there and gets 2 and 3 again once the ack
-            // wait (5 s by default) has run out, not after the 30 s it was.
+            // Another gateway; the consumer resumes there and gets 2 and 3 again at once.
             let second = try GatewayProcessTests.gateway(arguments + ["--endpoint", "ipc://\(directory)/second.sock"])
             defer { if second.isRunning { kill(second.processIdentifier, SIGKILL) } }
             let client = try BusClient(options: BusClientOptions(endpoint: "ipc://\(directory)/second.sock", requestTimeout: .seconds(30)))
@@ -87,7 +88,7 @@ import Testing
             }
             let waited = clock.now - start
             #expect(again == [2, 3])
-            #expect(waited < .seconds(20), "the dead gateway's events came back after \(waited)")
+            #expect(waited < .seconds(60), "the dead gateway's events came back after \(waited)")
             resumed.ack(3)
         }
     }

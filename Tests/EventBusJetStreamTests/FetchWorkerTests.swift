@@ -31,4 +31,47 @@ import Testing
         #expect(try first(.sequence(7), skipping: true, durable: "skip-near") == 7)
         #expect(try first(.sequence(1_001), skipping: false, durable: "from-seq") == 1_001)
     }
+
+    /// `resume` binds to the durable as it is when everything delivered was acked; with
+    /// events delivered and not acked (held by an attachment whose gateway died, which
+    /// cannot nak them), it makes the durable again after the last ACK, so they come at
+    /// once rather than after the ack wait (here an hour).
+    @Test func aResumeWithEventsNeverAckedMakesTheConsumerAgainAfterTheLastAck() async throws {
+        let test = try TestCluster(nodes: 1)
+        let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*"))
+        defer { running.stop() }
+        let client = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30)))
+        defer { client.close() }
+        _ = try await client.publish((1...5).map { GatewayTests.event("r\($0)") })
+
+        let connection = try Connection(ConnectOptions(servers: test.urls, allowReconnect: false))
+        defer { connection.close() }
+        let jetStream = try JetStream(connection: connection)
+        func attach(_ start: ConsumeRequest.Start) throws -> (PullConsumer, UInt64, Bool) {
+            try FetchWorker.attach(FetchWorker.Setup(stream: StageStream(stage: "in"), durable: "held", start: start, ackWait: .seconds(3_600)),
+                                   jetStream: jetStream)
+        }
+        func streamSequences(_ messages: [JetStreamMessage]) throws -> [UInt64] { try messages.map { try $0.metadata().streamSequence } }
+
+        // A first attachment takes 1 to 3 and acks only 1 and 2.
+        let (dead, first, _) = try attach(.earliest)
+        #expect(first == 1)
+        let taken = try await dead.fetch(batch: 3, timeout: .seconds(5))
+        #expect(try streamSequences(taken) == [1, 2, 3])
+        try taken[0].ackSync()
+        try taken[1].ackSync()
+
+        let (again, resumedAt, made) = try attach(.resume)
+        #expect(made, "a durable with an event never acked is made again")
+        #expect(resumedAt == 3)
+        let redelivered = try await again.fetch(batch: 3, timeout: .seconds(5))
+        #expect(try streamSequences(redelivered) == [3, 4, 5])
+
+        // Everything delivered acked: bound as it is.
+        for message in redelivered { try message.ackSync() }
+        let (bound, boundAt, madeAgain) = try attach(.resume)
+        _ = bound
+        #expect(!madeAgain)
+        #expect(boundAt == 6)
+    }
 }
