@@ -31,6 +31,36 @@ enum ClusterWarmUp {
         error.isNoPeers || error.isNoResponders || (timeouts && error.isTimeout) || (notFound && error.isNotFound)
     }
 
+    /// `body` given a context on `jetStream`'s connection whose calls each wait the next
+    /// of ``CallWaits``' waits (short at first, doubling on each timeout), retried while it
+    /// fails with a warm-up answer or a timeout, until `wait` is spent: a call lost in an
+    /// election (4–9 s unanswered) is made again soon after it rather than after a whole
+    /// request timeout. With no `wait` at all, one try on `jetStream` itself. For requests
+    /// that may safely be made twice.
+    static func retry<T>(_ what: String, on jetStream: JetStream, wait: Duration, notFound: Bool = false, logger: Logger? = nil,
+                         _ body: (JetStream) throws(NATSError) -> T) throws(NATSError) -> T {
+        var waits = CallWaits(budget: wait)
+        let clock = ContinuousClock()
+        let start = clock.now
+        var lastError: NATSError?
+        while let callWait = waits.nextWait(elapsed: clock.now - start) {
+            do {
+                return try body(try JetStream(connection: jetStream.connection, options: JetStreamOptions(requestTimeout: callWait)))
+            } catch where isTransient(error, timeouts: true, notFound: notFound) {
+                if lastError == nil {
+                    logger?.info("the cluster is not ready for this yet; retrying", metadata: [
+                        "nats.request": "\(what)", "error.type": "\(error)",
+                    ])
+                }
+                lastError = error
+                // Answered at once (no responder yet, no peers): not a spin.
+                if !error.isTimeout { Thread.sleep(forTimeInterval: pause) }
+            }
+        }
+        guard let lastError else { return try body(jetStream) }
+        throw lastError
+    }
+
     /// `body`, retried while it fails with a warm-up answer, for up to `wait`.
     static func retry<T>(_ what: String, wait: Duration = Self.wait, timeouts: Bool = false, notFound: Bool = false,
                          logger: Logger? = nil,

@@ -30,6 +30,9 @@ final class FetchWorker: Sendable {
         /// Whether a `.sequence` start above the stream's head + 1 starts there instead (a
         /// skip ahead past the head), so that no event published later is passed over.
         var atMostHeadPlusOne = false
+        /// How long one set-up may try (the gateway's request timeout): its JetStream
+        /// calls are tried again with short waits within it (``CallWaits``).
+        var budget = Duration.seconds(5)
     }
 
     private struct State {
@@ -92,7 +95,13 @@ final class FetchWorker: Sendable {
         var consumer: PullConsumer?
         while consumer == nil {
             do {
-                let (bound, first, made) = try Self.attach(setup, jetStream: jetStream)
+                // Tried again with short waits within the budget: a set-up may safely be made
+                // twice (a try cut short after its delete or create finds the durable and
+                // places it again).
+                let (bound, first, made) = try ClusterWarmUp.retry("set up consumer \(setup.durable)", on: jetStream,
+                                                                   wait: setup.budget) { context throws(NATSError) in
+                    try Self.attach(setup, jetStream: context)
+                }
                 consumer = bound
                 inbox.post(.attached(token: token, first: first, made: made))
             } catch {

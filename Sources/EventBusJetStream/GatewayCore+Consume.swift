@@ -21,7 +21,7 @@ extension GatewayCore {
         let token = nextToken
         nextToken += 1
         let setup = FetchWorker.Setup(stream: StageStream(stage: request.stage), durable: DurableName.make(request.name),
-                                      start: request.start, ackWait: config.ackWait)
+                                      start: request.start, ackWait: config.ackWait, budget: config.requestTimeout)
         let worker = FetchWorker(token: token, credit: request.credit, setup: setup, jetStream: jetStream, inbox: inbox,
                                  after: lastWorker(of: request.name))
         workers[request.name] = worker
@@ -212,7 +212,8 @@ extension GatewayCore {
         nextToken += 1
         let setup = FetchWorker.Setup(stream: StageStream(stage: attachment.request.stage),
                                       durable: DurableName.make(attachment.request.name), start: .sequence(seq),
-                                      ackWait: config.ackWait, retriesSetUp: true, atMostHeadPlusOne: skipping)
+                                      ackWait: config.ackWait, retriesSetUp: true, atMostHeadPlusOne: skipping,
+                                      budget: config.requestTimeout)
         attachment.worker = FetchWorker(token: token, credit: attachment.request.credit - attachment.window.count,
                                         setup: setup, jetStream: jetStream, inbox: inbox, after: lastWorker(of: attachment.request.name))
         workers[attachment.request.name] = attachment.worker

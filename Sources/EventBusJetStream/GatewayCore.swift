@@ -141,12 +141,14 @@ final class GatewayCore {
     var commandEndpoint: String { (try? router.lastEndpoint) ?? config.commandEndpoint }
 
     /// Makes the stage's stream when it is missing (one that exists is used as it is), and
-    /// makes it accept atomic batches (`allow_atomic`, set through the JSON API).
+    /// makes it accept atomic batches (`allow_atomic`, set through the JSON API). Each call
+    /// is tried again with short waits (``ClusterWarmUp/retry(_:on:wait:notFound:logger:_:)``),
+    /// so that a gateway started during an election serves soon after it.
     static func ensureStream(_ stream: StageStream, config: GatewayConfig, jetStream: JetStream,
                              logger: Logger) throws(GatewayError) {
         do {
-            let info = try ClusterWarmUp.retry("stream info \(stream.name)", wait: config.peerWait, timeouts: true, logger: logger) {
-                () throws(NATSError) in try jetStream.streamInfo(stream.name)
+            let info = try ClusterWarmUp.retry("stream info \(stream.name)", on: jetStream, wait: config.peerWait, logger: logger) {
+                context throws(NATSError) in try context.streamInfo(stream.name)
             }
             if info.config.replicas != config.replicas {
                 logger.warning("stream exists with another replica count; used as it is", metadata: [
@@ -161,9 +163,9 @@ final class GatewayCore {
         do {
             // The stream exists by now (found, or added here or by a gateway beside this one):
             // "not found" is a replica that does not know it yet.
-            let changed = try ClusterWarmUp.retry("allow atomic batches on \(stream.name)", wait: config.peerWait, timeouts: true,
-                                                  notFound: true, logger: logger) { () throws(NATSError) in
-                try jetStream.allowAtomicPublish(stream: stream.name)
+            let changed = try ClusterWarmUp.retry("allow atomic batches on \(stream.name)", on: jetStream, wait: config.peerWait,
+                                                  notFound: true, logger: logger) { context throws(NATSError) in
+                try context.allowAtomicPublish(stream: stream.name)
             }
             if changed {
                 logger.info("stream accepts atomic batches now", metadata: ["nats.stream": "\(stream.name)"])
@@ -181,8 +183,9 @@ final class GatewayCore {
     static func addStream(_ stream: StageStream, config: GatewayConfig, jetStream: JetStream,
                           logger: Logger) throws(GatewayError) {
         do {
-            try ClusterWarmUp.retry("add stream \(stream.name)", wait: config.peerWait, timeouts: true, logger: logger) { () throws(NATSError) in
-                try jetStream.addStream(stream.config(replicas: config.replicas, duplicateWindow: config.duplicateWindow))
+            _ = try ClusterWarmUp.retry("add stream \(stream.name)", on: jetStream, wait: config.peerWait, logger: logger) {
+                context throws(NATSError) in
+                try context.addStream(stream.config(replicas: config.replicas, duplicateWindow: config.duplicateWindow))
             }
             logger.info("stream created", metadata: ["nats.stream": "\(stream.name)", "nats.replicas": "\(config.replicas)"])
         } catch where error.isStreamNameInUse {

@@ -1,4 +1,5 @@
 import DequeModule
+import EventBusTesting
 import EventBus
 import EventBusJetStream
 import Foundation
@@ -92,6 +93,46 @@ import ZeroMQ
             checked.insert(node)
         }
         #expect(checked.count == 3)
+    }
+
+    /// A CONSUME made right after the stream's leader was SIGKILLed, while its followers
+    /// wait 4–9 s before electing another: the set-up's JetStream calls made during the
+    /// election go unanswered, and are tried again with short waits, so the CONSUME is
+    /// answered OK soon after the election. With one call waiting the whole request
+    /// timeout (30 s here), it was answered `busy` after it.
+    @Test func aConsumeDuringAnElectionIsAnsweredSoonAfterIt() async throws {
+        try await withDeadline(.seconds(120)) {
+            let test = try TestCluster(nodes: 3)
+            let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*",
+                                                           requestTimeout: .seconds(30)))
+            defer { running.stop() }
+            let client = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(60)))
+            defer { client.close() }
+            #expect(try await client.publish((1...3).map { GatewayTests.event("e\($0)") }) == [1, 2, 3])
+
+            let stream = StageStream(stage: "in").name
+            let connection = try Connection(ConnectOptions(servers: test.urls, allowReconnect: false))
+            defer { connection.close() }
+            let leader = try #require(try JetStream(connection: connection).streamInfo(stream).leader)
+            let pid = try #require(test.cluster.processIdentifier(of: leader))
+            kill(pid, SIGKILL)
+
+            let clock = ContinuousClock()
+            let asked = clock.now
+            let consumer = try await client.consume(name: "during-election", start: .earliest, credit: 10, prefixes: ["in/"])
+            let answered = clock.now - asked
+            var seqs: [UInt64] = []
+            for try await delivery in consumer {
+                seqs.append(delivery.seq)
+                if seqs.count == 3 { break }
+            }
+            #expect(seqs == [1, 2, 3])
+            #expect(answered < .seconds(30), "answered after \(answered)")
+            Logger(label: "test.failover").notice("CONSUME answered during an election", metadata: [
+                "nats.node": "\(leader)", "bus.waited": "\(answered)",
+            ])
+            consumer.ack(3)
+        }
     }
 
     /// Steps the stream's leader down until `node` leads it (the election picks at random).
