@@ -12,11 +12,9 @@ import Testing
 @Suite(.serialized) struct AckWaitTests {
     @Test func eventsAClientHoldsAreNotRedeliveredWhileItsGatewayLives() async throws {
         try await withDeadline(.seconds(120)) {
-            let test = try TestCluster(nodes: 1)
-            let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*", ackWait: .seconds(1)))
-            defer { running.stop() }
-            let client = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30)))
-            defer { client.close() }
+            let fixture = try GatewayFixture { $0.ackWait = .seconds(1) }
+            defer { fixture.stop() }
+            let (test, client) = (fixture.test, fixture.client)
             #expect(try await client.publish((1...3).map { GatewayTests.event("h\($0)") }) == [1, 2, 3])
             let consumer = try await client.consume(name: "slow", start: .earliest, credit: 10, prefixes: ["in/"])
             var seqs: [UInt64] = []

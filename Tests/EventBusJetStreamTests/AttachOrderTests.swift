@@ -11,12 +11,10 @@ import Testing
 @Suite(.serialized) struct AttachOrderTests {
     @Test func consumesOfOneNameAtOnceEachGetAnAnswerAndTheLastGetsEverything() async throws {
         try await withDeadline(.seconds(180)) {
-            let test = try TestCluster(nodes: 1)
-            let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*"))
-            defer { running.stop() }
-            let options = BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30))
-            let publisher = try BusClient(options: options)
-            defer { publisher.close() }
+            let fixture = try GatewayFixture()
+            defer { fixture.stop() }
+            let options = BusClientOptions(endpoint: fixture.endpoint, requestTimeout: .seconds(30))
+            let publisher = fixture.client
             #expect(try await publisher.publish((1...5).map { GatewayTests.event("a\($0)") }) == [1, 2, 3, 4, 5])
 
             // Six rounds of four new peers taking the name over at once, each from the start:

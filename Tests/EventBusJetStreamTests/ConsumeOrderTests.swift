@@ -16,11 +16,9 @@ import Testing
     /// again, as a SEQ below the last it had sent: a plugin folded its input without it.
     @Test func aDeliveryLostOnItsWayComesBeforeAnyLaterEvent() async throws {
         try await withDeadline(.seconds(120)) {
-            let test = try TestCluster(nodes: 1)
-            let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*"))
-            defer { running.stop() }
-            let client = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30)))
-            defer { client.close() }
+            let fixture = try GatewayFixture()
+            defer { fixture.stop() }
+            let (test, client) = (fixture.test, fixture.client)
             #expect(try await client.publish((1...5).map { GatewayTests.event("o\($0)") }) == [1, 2, 3, 4, 5])
 
             // CREDIT 1: the gateway fetches SEQ 1 and nothing more until it is acked.

@@ -102,12 +102,9 @@ import ZeroMQ
     /// timeout (30 s here), it was answered `busy` after it.
     @Test func aConsumeDuringAnElectionIsAnsweredSoonAfterIt() async throws {
         try await withDeadline(.seconds(120)) {
-            let test = try TestCluster(nodes: 3)
-            let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*",
-                                                           requestTimeout: .seconds(30)))
-            defer { running.stop() }
-            let client = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(60)))
-            defer { client.close() }
+            let fixture = try GatewayFixture(nodes: 3, clientTimeout: .seconds(60)) { $0.requestTimeout = .seconds(30) }
+            defer { fixture.stop() }
+            let (test, client) = (fixture.test, fixture.client)
             #expect(try await client.publish((1...3).map { GatewayTests.event("e\($0)") }) == [1, 2, 3])
 
             let stream = StageStream(stage: "in").name

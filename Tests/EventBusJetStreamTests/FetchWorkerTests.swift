@@ -9,11 +9,9 @@ import Testing
     /// at the head + 1, so that nothing published later is passed over; a CONSUME from a SEQ
     /// above the head starts there, as on the broker (docs/protocol.md "CONSUME").
     @Test func aSkipPastTheHeadStartsAtTheHeadPlusOne() async throws {
-        let test = try TestCluster(nodes: 1)
-        let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*"))
-        defer { running.stop() }
-        let client = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30)))
-        defer { client.close() }
+        let fixture = try GatewayFixture()
+        defer { fixture.stop() }
+        let (test, client) = (fixture.test, fixture.client)
         _ = try await client.publish((1...10).map { GatewayTests.event("h\($0)") })
 
         let connection = try Connection(ConnectOptions(servers: test.urls, allowReconnect: false))
@@ -37,11 +35,9 @@ import Testing
     /// cannot nak them), it makes the durable again after the last ACK, so they come at
     /// once rather than after the ack wait (here an hour).
     @Test func aResumeWithEventsNeverAckedMakesTheConsumerAgainAfterTheLastAck() async throws {
-        let test = try TestCluster(nodes: 1)
-        let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*"))
-        defer { running.stop() }
-        let client = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30)))
-        defer { client.close() }
+        let fixture = try GatewayFixture()
+        defer { fixture.stop() }
+        let (test, client) = (fixture.test, fixture.client)
         _ = try await client.publish((1...5).map { GatewayTests.event("r\($0)") })
 
         let connection = try Connection(ConnectOptions(servers: test.urls, allowReconnect: false))

@@ -39,13 +39,10 @@ import Testing
 
     @Test func aReplyAtOutAnswersTheReqAndAnUnansweredQueryIsUnknownService() async throws {
         try await withDeadline(.seconds(600)) {
-            let test = try TestCluster(nodes: 1)
-            let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*",
-                                                           requestTimeout: .seconds(20)))
-            defer { running.stop() }
-            let plugin = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30)))
-            defer { plugin.close() }
-            let backend = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30)))
+            let fixture = try GatewayFixture { $0.requestTimeout = .seconds(20) }
+            defer { fixture.stop() }
+            let plugin = fixture.client
+            let backend = try BusClient(options: BusClientOptions(endpoint: fixture.endpoint, requestTimeout: .seconds(30)))
             defer { backend.close() }
             let queries = try await plugin.consume(name: "plugin", start: .earliest, credit: 10, prefixes: ["in/"])
 
@@ -77,12 +74,9 @@ import Testing
     }
 
     @Test func anUnknownServiceOrABadRequestIsRefusedAtOnceAndNoAnswerIsATimeout() async throws {
-        let test = try TestCluster(nodes: 1)
-        let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*",
-                                                       requestTimeout: .milliseconds(500)))
-        defer { running.stop() }
-        let client = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30)))
-        defer { client.close() }
+        let fixture = try GatewayFixture { $0.requestTimeout = .milliseconds(500) }
+        defer { fixture.stop() }
+        let (running, client) = (fixture.running, fixture.client)
         let unknown = await #expect(throws: BusError.self) {
             _ = try await client.request(service: "nosuch", method: "x", params: "{}")
         }

@@ -27,11 +27,9 @@ import Testing
     /// On a real cluster: the events of `in`, and a consumer's ack floor once its ACK went.
     @Test func aConsumersAckShowsInItsLag() async throws {
         try await withDeadline(.seconds(300)) {
-            let test = try TestCluster(nodes: 1)
-            let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*"))
-            defer { running.stop() }
-            let client = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30)))
-            defer { client.close() }
+            let fixture = try GatewayFixture()
+            defer { fixture.stop() }
+            let client = fixture.client
             _ = try await client.publish((1...5).map { GatewayTests.event("g\($0)") })
             let consumer = try await client.consume(name: "counted", start: .earliest, credit: 10, prefixes: ["in/"])
             for try await delivery in consumer where delivery.seq == 3 {

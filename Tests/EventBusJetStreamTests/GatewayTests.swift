@@ -20,11 +20,9 @@ import ZeroMQ
     }
 
     @Test(arguments: [1, 3]) func publishedEventsAreConfirmedOnceAndConsumedInOrder(nodes: Int) async throws {
-        let test = try TestCluster(nodes: nodes)
-        let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*"))
-        defer { running.stop() }
-        let client = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30)))
-        defer { client.close() }
+        let fixture = try GatewayFixture(nodes: nodes)
+        defer { fixture.stop() }
+        let (test, client) = (fixture.test, fixture.client)
 
         #expect(try await client.publish((1...5).map { Self.event("e\($0)") }) == [1, 2, 3, 4, 5])
         #expect(try await client.publish((6...8).map { Self.event("e\($0)") }) == [6, 7, 8])
@@ -54,11 +52,9 @@ import ZeroMQ
     }
 
     @Test func resumeContinuesAfterTheLastAck() async throws {
-        let test = try TestCluster(nodes: 1)
-        let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*"))
-        defer { running.stop() }
-        let client = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30)))
-        defer { client.close() }
+        let fixture = try GatewayFixture()
+        defer { fixture.stop() }
+        let client = fixture.client
         _ = try await client.publish((1...3).map { Self.event("r\($0)") })
 
         let first = try await client.consume(name: "plugin", start: .resume, credit: 10, prefixes: ["in/"])
@@ -82,11 +78,9 @@ import ZeroMQ
     /// after the SEQ; `FetchWorkerTests` checks that it never starts past the head + 1).
     @Test func anAckBeyondWhatWasSentSkipsAhead() async throws {
         try await withDeadline(.seconds(120)) {
-            let test = try TestCluster(nodes: 1)
-            let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*"))
-            defer { running.stop() }
-            let client = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30)))
-            defer { client.close() }
+            let fixture = try GatewayFixture()
+            defer { fixture.stop() }
+            let client = fixture.client
             _ = try await client.publish((1...10).map { Self.event("k\($0)") })
 
             // CREDIT 2: 1 and 2 are sent, then nothing until an ACK; ACK 6 skips 3 to 6.
@@ -117,11 +111,9 @@ import ZeroMQ
     /// messages by default) must not stop the EVTs short of it.
     @Test func aConsumerGetsItsWholeCreditWithoutAcking() async throws {
         try await withDeadline(.seconds(600)) {
-            let test = try TestCluster(nodes: 1)
-            let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*"))
-            defer { running.stop() }
-            let client = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(30)))
-            defer { client.close() }
+            let fixture = try GatewayFixture()
+            defer { fixture.stop() }
+            let client = fixture.client
             for start in stride(from: 0, to: 2_500, by: 500) {
                 _ = try await client.publish((start..<start + 500).map { Self.event("c\($0)") })
             }
@@ -196,12 +188,9 @@ import ZeroMQ
     }
 
     @Test func withoutQuorumAPubIsAnsweredBusy() async throws {
-        let test = try TestCluster(nodes: 3)
-        let running = try RunningGateway(GatewayConfig(servers: test.urls, commandEndpoint: "tcp://127.0.0.1:*",
-                                                       requestTimeout: .seconds(2)))
-        defer { running.stop() }
-        let client = try BusClient(options: BusClientOptions(endpoint: running.gateway.commandEndpoint, requestTimeout: .seconds(60)))
-        defer { client.close() }
+        let fixture = try GatewayFixture(nodes: 3, clientTimeout: .seconds(60)) { $0.requestTimeout = .seconds(2) }
+        defer { fixture.stop() }
+        let (test, client) = (fixture.test, fixture.client)
         #expect(try await client.publish(Self.event("q1")) == 1)
         for node in ["n2", "n3"] {
             if let pid = test.cluster.processIdentifier(of: node) { kill(pid, SIGKILL) }
@@ -216,25 +205,5 @@ import ZeroMQ
             try Gateway(config: GatewayConfig(servers: [address], commandEndpoint: "tcp://127.0.0.1:*"), logger: Logger(label: "test"))
         }
         #expect(error?.description.contains(address) == true)
-    }
-}
-
-/// A gateway serving on a thread of its own until ``stop()``, which waits for it.
-final class RunningGateway: Sendable {
-    let gateway: Gateway
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ config: GatewayConfig) throws {
-        gateway = try Gateway(config: config, logger: Logger(label: "test.gateway"))
-        let (gateway, done) = (gateway, done)
-        Thread {
-            gateway.run()
-            done.signal()
-        }.start()
-    }
-
-    func stop() {
-        gateway.stop()
-        done.wait()
     }
 }
