@@ -106,6 +106,46 @@ import ZeroMQ
         }
     }
 
+    /// An ACK above the stage's head (which the broker refuses with `bad_args`) skips to the
+    /// head: the durable is made again at head + 1, so the events published after the skip
+    /// come, and a later `resume` starts after the last ACK.
+    @Test func anAckAboveTheHeadSkipsToTheHead() async throws {
+        try await withDeadline(.seconds(120)) {
+            let fixture = try GatewayFixture()
+            defer { fixture.stop() }
+            let client = fixture.client
+            _ = try await client.publish((1...5).map { Self.event("o\($0)") })
+            let consumer = try await client.consume(name: "overshoot", start: .earliest, credit: 2, prefixes: ["in/"])
+            var deliveries = consumer.makeAsyncIterator()
+            #expect(try await deliveries.next()?.seq == 1)
+            #expect(try await deliveries.next()?.seq == 2)
+            consumer.ack(1_000)
+
+            // The durable made again at 6 has its floor at 5 (at 1,000 had it been made at the
+            // ACK's SEQ + 1); only then is more published, so the skip cannot pass it over.
+            let connection = try Connection(ConnectOptions(servers: fixture.test.urls, allowReconnect: false))
+            defer { connection.close() }
+            let jetStream = try JetStream(connection: connection)
+            var patience = Patience(.seconds(20))
+            var floor: UInt64 = 0
+            while floor < 5 {
+                floor = (try? jetStream.consumerInfo(stream: StageStream(stage: "in").name, durable: DurableName.make("overshoot")))?
+                    .ackFloorStreamSequence ?? 0
+                guard patience.allowsAnotherLook() else { throw TestFailure("the durable was never made again past 5") }
+                try await Task.sleep(for: .milliseconds(50))  // a poll interval
+            }
+            #expect(floor == 5)
+            #expect(try await client.publish((6...8).map { Self.event("o\($0)") }) == [6, 7, 8])
+            #expect(try await deliveries.next()?.seq == 6)
+            #expect(try await deliveries.next()?.seq == 7)
+            consumer.ack(7)
+            try await consumer.cancel()
+
+            let again = try await client.consume(name: "overshoot", start: .resume, credit: 2, prefixes: ["in/"])
+            #expect(again.firstSeq == 8)
+        }
+    }
+
     /// The CREDIT alone bounds what a consumer has unacked, as on the broker: JetStream's
     /// own cap (`max_ack_pending`, 1,000 by default) and libzmq's queue to the peer (1,000
     /// messages by default) must not stop the EVTs short of it.
