@@ -30,6 +30,7 @@ public final class KVPluginStore: PluginStore, Sendable {
     /// The plugin's name, the keys' prefix.
     public let name: String
     private let connection: Connection
+    private let jetStream: JetStream
     private let kv: KeyValue
     /// The manifest's revision as this store last read or wrote it; nil: none seen.
     private let manifestRevision = Mutex<UInt64?>(nil)
@@ -42,10 +43,15 @@ public final class KVPluginStore: PluginStore, Sendable {
                                                    allowReconnect: true, maxReconnect: -1, reconnectWait: .seconds(1),
                                                    trustedCertificates: trustedCertificates))
         let jetStream = try JetStream(connection: connection)
+        self.jetStream = jetStream
         let config = KeyValueConfig(bucket: Self.bucket, history: 1, replicas: replicas ?? (servers.count >= 3 ? 3 : 1))
-        // Safe to make twice: its timeouts are retried too (``ClusterWarmUp``).
-        kv = try ClusterWarmUp.retry("create bucket \(Self.bucket)", timeouts: true) { () throws(NATSError) in
-            try jetStream.createKeyValue(config)
+        // Safe to make twice: a try lost in an election is made again soon after it (``ClusterWarmUp``).
+        _ = try ClusterWarmUp.retry("create bucket \(Self.bucket)", on: jetStream, wait: ClusterWarmUp.wait) {
+            context throws(NATSError) in try context.createKeyValue(config)
+        }
+        // The handle for the rest, on the context with the whole request timeout.
+        kv = try ClusterWarmUp.retry("bucket \(Self.bucket)", timeouts: true) { () throws(NATSError) in
+            try jetStream.keyValue(Self.bucket)
         }
     }
 
@@ -95,8 +101,8 @@ public final class KVPluginStore: PluginStore, Sendable {
     public func load() throws -> (snapshot: [UInt8], seq: UInt64)? {
         // The bucket may have been made a moment ago, its leader not yet elected.
         let manifestKey = manifestKey
-        let found = try ClusterWarmUp.retry("get \(Self.bucket)/\(manifestKey)", timeouts: true) { () throws(NATSError) in
-            try kv.get(manifestKey)
+        let found = try ClusterWarmUp.retry("get \(Self.bucket)/\(manifestKey)", on: jetStream, wait: ClusterWarmUp.wait) {
+            context throws(NATSError) in try context.keyValue(Self.bucket).get(manifestKey)
         }
         guard let entry = found else {
             manifestRevision.withLock { $0 = nil }

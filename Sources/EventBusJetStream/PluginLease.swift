@@ -27,6 +27,8 @@ public final class PluginLease: Sendable {
     public let holder: String
     public let ttl: Duration
     private let connection: Connection
+    private let jetStream: JetStream
+    /// Bound on ``jetStream``, whose calls wait its whole request timeout: for renewals.
     private let kv: KeyValue
     private let logger: Logger
     private let revision = Mutex<UInt64?>(nil)
@@ -48,11 +50,16 @@ public final class PluginLease: Sendable {
                                                    allowReconnect: true, maxReconnect: -1, reconnectWait: .milliseconds(250),
                                                    trustedCertificates: trustedCertificates))
         let jetStream = try JetStream(connection: connection)
+        self.jetStream = jetStream
         let config = KeyValueConfig(bucket: Self.bucket, history: 1, ttl: ttl, replicas: replicas ?? (servers.count >= 3 ? 3 : 1))
-        // Creating the bucket again with the same configuration is harmless: its timeouts
-        // (a leader kill's election outlasting the request) are retried too.
-        kv = try ClusterWarmUp.retry("create bucket \(Self.bucket)", timeouts: true, logger: logger) { () throws(NATSError) in
-            try jetStream.createKeyValue(config)
+        // Creating the bucket again with the same configuration is harmless: a try lost in
+        // an election (a leader kill's, 4–9 s) is made again soon after it.
+        _ = try ClusterWarmUp.retry("create bucket \(Self.bucket)", on: jetStream, wait: ClusterWarmUp.wait, logger: logger) {
+            context throws(NATSError) in try context.createKeyValue(config)
+        }
+        // The renewals' handle, on the context with the whole request timeout.
+        kv = try ClusterWarmUp.retry("bucket \(Self.bucket)", timeouts: true, logger: logger) { () throws(NATSError) in
+            try jetStream.keyValue(Self.bucket)
         }
     }
 
@@ -62,17 +69,25 @@ public final class PluginLease: Sendable {
         var lastHolder: String?
         while !stopped() && !self.stopped.load(ordering: .acquiring) {
             do {
-                let written = try ClusterWarmUp.retry("create \(Self.bucket)/\(plugin)", logger: logger) { () throws(NATSError) in
-                    try kv.create(plugin, Array(holder.utf8))
+                // A try lost in an election is made again soon after it; a create that went
+                // through unanswered makes the next one find this holder's value, and take it.
+                let written = try ClusterWarmUp.retry("create \(Self.bucket)/\(plugin)", on: jetStream, wait: ClusterWarmUp.wait,
+                                                      logger: logger) { context throws(NATSError) in
+                    try context.keyValue(Self.bucket).create(plugin, Array(holder.utf8))
                 }
                 revision.withLock { $0 = written }
                 logger.info("lease taken", metadata: ["bus.plugin": "\(plugin)", "bus.lease_holder": "\(holder)"])
                 return true
             } catch where error.isWrongLastSequence {
-                let entry = (try? kv.get(plugin)).flatMap { $0 }
+                let entry = (try? ClusterWarmUp.retry("get \(Self.bucket)/\(plugin)", on: jetStream, wait: ttl) {
+                    context throws(NATSError) in try context.keyValue(Self.bucket).get(plugin)
+                }).flatMap { $0 }
                 let current = entry.map { String(decoding: $0.value, as: UTF8.self) }
                 if let entry, current == holder,
-                   let written = try? kv.update(plugin, Array(holder.utf8), expectedRevision: entry.revision) {
+                   let written = try? ClusterWarmUp.retry("update \(Self.bucket)/\(plugin)", on: jetStream, wait: ttl, {
+                       context throws(NATSError) in
+                       try context.keyValue(Self.bucket).update(plugin, Array(holder.utf8), expectedRevision: entry.revision)
+                   }) {
                     // Ours from before a restart in place: the process that held it is gone.
                     revision.withLock { $0 = written }
                     logger.info("lease taken over from this instance's previous run", metadata: ["bus.plugin": "\(plugin)"])

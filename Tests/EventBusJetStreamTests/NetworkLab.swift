@@ -71,7 +71,7 @@ final class NetworkLab: Sendable {
         process.executableURL = URL(fileURLWithPath: try Self.ipPath())
         process.arguments = ["netns", "exec", namespace(node), executable] + arguments
         process.standardInput = FileHandle.nullDevice
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         process.standardOutput = handle
         process.standardError = handle
