@@ -2,6 +2,7 @@ import EventBus
 import EventBusJetStream
 import EventBusTesting
 import Foundation
+import Logging
 import ReceiptReducer
 import Testing
 
@@ -176,15 +177,18 @@ import Testing
     /// Starts `eventbus up --backend` with `pipeline` (nil: the default one) on `data`, its
     /// command socket in `directory`, and waits for its ready line; the process and its
     /// stderr's path.
+    /// `eventbus up --backend` on `data`, its log in `directory`/up-`run`.stderr; returns once
+    /// the log has `until` (by default the ready line).
     static func startUp(urls: [String], directory: String, data: String, run: Int,
-                        pipeline: String? = "receipt-reducer", extra: [String] = []) async throws -> (RunningProcess, String) {
+                        pipeline: String? = "receipt-reducer", extra: [String] = [],
+                        endpoint: String? = nil, until line: String = "eventbus ready") async throws -> (RunningProcess, String) {
         let stderr = directory + "/up-\(run).stderr"
         let up = try RunningProcess(BuildFolder.eventbus, [
             "up", "--backend", urls.joined(separator: ","),
-            "--data-dir", data, "--command", "ipc://\(directory)/command.sock",
+            "--data-dir", data, "--command", endpoint ?? "ipc://\(directory)/command.sock",
         ] + (pipeline.map { ["--pipeline", $0] } ?? []) + extra, standardError: .file(stderr))
         var patience = Patience(.seconds(60))
-        while !((try? String(contentsOfFile: stderr, encoding: .utf8)) ?? "").contains("eventbus ready") {
+        while !((try? String(contentsOfFile: stderr, encoding: .utf8)) ?? "").contains(line) {
             guard up.isRunning, patience.allowsAnotherLook() else {
                 _ = try? await up.kill()
                 throw TestFailure("eventbus up --backend not ready: \((try? String(contentsOfFile: stderr, encoding: .utf8)) ?? "")")
@@ -241,6 +245,58 @@ import Testing
                 let (expected, reducer) = try Self.fold(events)
                 #expect(try await Self.outputIDs(client, count: expected.count, consumer: "check-b") == expected)
                 let answer = try await client.request(service: "receipts", method: "unread_counts", params: #"{"user_id":"u3"}"#)
+                let local = try reducer.query(method: "unread_counts", params: try JSONParser.parse(Array(#"{"user_id":"u3"}"#.utf8)))
+                #expect(try JSONParser.parse(answer) == JSONParser.parse(local))
+            }
+        }
+    }
+
+    /// Two machines run the pipeline on one cluster, each with its own gateway: the
+    /// reducer's instance on B waits while A's holds the lease. A dies whole (SIGKILL of its
+    /// `up` and of its reducer); B's instance takes the lease once it lapses and goes on
+    /// from A's last snapshot, and `out` is exactly what the pure fold writes for every
+    /// event, published through A's gateway and then through B's: each output once, in
+    /// order, A's repeats dropped by JetStream's dedup.
+    @Test func aStandbyOnAnotherMachineTakesOverWhenTheFirstDies() async throws {
+        try await withDeadline(.seconds(600)) {
+            let test = try TestCluster(nodes: 1)
+            let directory = test.directory + "-standby"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let events = Self.script(acks: 400)
+            let half = 230
+            let (endpointA, endpointB) = ("ipc://\(directory)/a.sock", "ipc://\(directory)/b.sock")
+
+            let (a, _) = try await Self.startUp(urls: test.urls, directory: directory, data: directory + "/machine-a", run: 1,
+                                                endpoint: endpointA)
+            defer { if a.isRunning { a.signal(SIGKILL) } }
+            // B is never ready while A's reducer holds the lease: its own waits.
+            let (b, logB) = try await Self.startUp(urls: test.urls, directory: directory, data: directory + "/machine-b", run: 2,
+                                                   endpoint: endpointB, until: "waiting for the lease another instance holds")
+            try await awaitingStop(b) {
+                let clientA = try BusClient(options: BusClientOptions(endpoint: endpointA, requestTimeout: .seconds(30)))
+                _ = try await clientA.publish(Array(events[..<half]))
+                let expectedA = try Self.fold(Array(events[..<half])).ids
+                #expect(try await Self.outputIDs(clientA, count: expectedA.count, consumer: "check-a") == expectedA)
+                clientA.close()
+
+                let reducerA = try #require(Self.child(named: "receipt-reducer", of: a.processIdentifier))
+                let clock = ContinuousClock()
+                let died = clock.now
+                kill(reducerA, SIGKILL)
+                _ = try await a.kill()
+
+                let clientB = try BusClient(options: BusClientOptions(endpoint: endpointB, requestTimeout: .seconds(30)))
+                defer { clientB.close() }
+                _ = try await clientB.publish(Array(events[half...]))
+                let (expected, reducer) = try Self.fold(events)
+                #expect(try await Self.outputIDs(clientB, count: expected.count, consumer: "check-b") == expected)
+                Logger(label: "test.standby").notice("machine A died; B's reducer wrote every output", metadata: [
+                    "test.after": "\(clock.now - died)",
+                ])
+                let log = (try? String(contentsOfFile: logB, encoding: .utf8)) ?? ""
+                #expect(log.contains("lease taken"), "B's reducer never took the lease")
+                let answer = try await clientB.request(service: "receipts", method: "unread_counts", params: #"{"user_id":"u3"}"#)
                 let local = try reducer.query(method: "unread_counts", params: try JSONParser.parse(Array(#"{"user_id":"u3"}"#.utf8)))
                 #expect(try JSONParser.parse(answer) == JSONParser.parse(local))
             }
