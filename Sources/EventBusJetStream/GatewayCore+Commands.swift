@@ -45,7 +45,8 @@ extension GatewayCore {
     }
 
     /// HELLO: the gateway's stages, limits and features; records `batch` (for the peer's
-    /// next CONSUME) and `compact_ok` (for its next PUB).
+    /// next CONSUME) and `compact_ok` (for its next PUB). `ordered` is checked and answered
+    /// `true` whatever was asked: every connection's PUBs are ordered (``OrderedPublisher``).
     private func handleHello(_ message: CommandMessage) throws(BusError) {
         guard let frame = message.arguments.first else { throw BusError(.badFrame, "HELLO: frame 3 (JSON) is missing") }
         let hello: JSONValue
@@ -72,15 +73,19 @@ extension GatewayCore {
             guard case .bool(let on) = compact else { throw BusError(.badArgs, "frame 3: compact_ok must be true or false") }
             Self.remember(message.peer, on, in: &compactPeers)
         }
+        if let ordered = hello["ordered"] {
+            guard case .bool = ordered else { throw BusError(.badArgs, "frame 3: ordered must be true or false") }
+        }
         var w = JSONWriter()
         w.beginObject()
         w.key("protocol"); w.string("EB1")
         w.key("backend"); w.string("jetstream")
         w.key("stages"); w.beginArray(); for stage in config.stages { w.string(stage) }; w.endArray()
         w.key("services"); w.beginArray(); for service in services.sorted() { w.string(service) }; w.endArray()
-        w.key("features"); w.beginArray(); w.string("batch"); w.string("compact_ok"); w.string("pubs"); w.endArray()
+        w.key("features"); w.beginArray(); w.string("batch"); w.string("compact_ok"); w.string("ordered"); w.string("pubs"); w.endArray()
         w.key("batch"); w.bool(batchPeers.contains(message.peer))
         w.key("compact_ok"); w.bool(compactPeers.contains(message.peer))
+        w.key("ordered"); w.bool(true)
         w.key("limits"); w.beginObject()
         w.key("max_event_bytes"); w.int(config.maxEventBytes)
         w.key("max_batch_events"); w.int(WireProtocol.maxBatchEvents)

@@ -167,6 +167,30 @@ import ZeroMQ
         }
     }
 
+    /// HELLO lists `ordered`, and answers `"ordered": true` whatever a connection asks: the
+    /// gateway orders every connection's PUBs (docs/scale-out.md, "per-connection order").
+    /// As on the broker, `ordered` must be a boolean.
+    @Test func helloListsOrderedForEveryConnection() throws {
+        let fixture = try GatewayFixture()
+        defer { fixture.stop() }
+        let context = try Context()
+        let socket = try Socket(context: context, type: .dealer)
+        try socket.setReceiveTimeout(30_000)
+        try socket.connect(fixture.endpoint)
+        func ask(_ json: String) throws -> [[UInt8]] {
+            _ = try socket.send(["EB1", "HELLO", "h", json].map { Array($0.utf8) })
+            return try #require(try socket.receive())
+        }
+        let refused = try ask(#"{"ordered":"yes"}"#).map { String(decoding: $0, as: UTF8.self) }
+        #expect(refused.prefix(4) == ["EB1", "ERR", "h", "bad_args"], "\(refused)")
+        #expect(refused.last?.contains("ordered") == true)
+        for asked in [#"{"ordered":false}"#, #"{"ordered":true}"#, "{}"] {
+            let answer = try #require(try JSONSerialization.jsonObject(with: Data(try ask(asked)[3])) as? [String: Any])
+            #expect((answer["features"] as? [String])?.contains("ordered") == true)
+            #expect(answer["ordered"] as? Bool == true, "asked \(asked)")
+        }
+    }
+
     /// docs/protocol.md "Batched delivery (EVTS)", on the wire: a connection that asked for
     /// `batch` in HELLO gets its consumer's events in EVTS, in SEQ order, acked as EVTs are;
     /// one that did not gets EVT.
