@@ -76,17 +76,15 @@ import Testing
             defer { if second.isRunning { kill(second.processIdentifier, SIGKILL) } }
             let client = try BusClient(options: BusClientOptions(endpoint: "ipc://\(directory)/second.sock", requestTimeout: .seconds(30)))
             defer { client.close() }
-            let clock = ContinuousClock()
-            let start = clock.now
+            // Within the test's deadline (2 min), far inside the ack wait (an hour): only the
+            // durable made again gives them.
             let resumed = try await client.consume(name: "mover", start: .resume, credit: 10, prefixes: ["in/"])
             var again: [UInt64] = []
             for try await delivery in resumed {
                 again.append(delivery.seq)
                 if again.count == 2 { break }
             }
-            let waited = clock.now - start
             #expect(again == [2, 3])
-            #expect(waited < .seconds(60), "the dead gateway's events came back after \(waited)")
             resumed.ack(3)
         }
     }

@@ -124,7 +124,6 @@ import ZeroMQ
                 if seqs.count == 3 { break }
             }
             #expect(seqs == [1, 2, 3])
-            #expect(answered < .seconds(30), "answered after \(answered)")
             Logger(label: "test.failover").notice("CONSUME answered during an election", metadata: [
                 "nats.node": "\(leader)", "bus.waited": "\(answered)",
             ])

@@ -65,8 +65,7 @@ import Testing
 
         // Everything delivered acked: bound as it is.
         for message in redelivered { try message.ackSync() }
-        let (bound, boundAt, madeAgain) = try attach(.resume)
-        _ = bound
+        let (_, boundAt, madeAgain) = try attach(.resume)
         #expect(!madeAgain)
         #expect(boundAt == 6)
     }

@@ -19,9 +19,15 @@ import Testing
     }
 
     static func gateway(_ arguments: [String], stderr: URL? = nil) throws -> Process {
+        try eventbus(["gateway"] + arguments, stderr: stderr)
+    }
+
+    /// `eventbus` with `arguments` (its subcommand first), started; its stderr to `stderr`
+    /// (emptied first), or nowhere.
+    static func eventbus(_ arguments: [String], stderr: URL? = nil) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["gateway"] + arguments
+        process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try stderr.map { url in
             _ = FileManager.default.createFile(atPath: url.path, contents: nil)
@@ -98,34 +104,22 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let log = directory.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        /// `eventbus up` with `backend` (its --backend… flags), which must exit non-zero: its stderr.
+        func upRefused(_ backend: [String]) throws -> String {
+            let up = try Self.eventbus(["up"] + backend + ["--data-dir", directory.appendingPathComponent("data").path,
+                                                          "--command", "ipc://\(directory.path)/up.sock", "--pipeline", "receipt-reducer"],
+                                       stderr: log)
+            try Self.reap(up)
+            #expect(up.terminationStatus != 0)
+            return try String(contentsOf: log, encoding: .utf8)
+        }
         let missing = directory.appendingPathComponent("users/gateway.url").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["up", "--backend", "@" + missing, "--data-dir", directory.appendingPathComponent("data").path,
-                             "--command", "ipc://\(directory.path)/up.sock", "--pipeline", "receipt-reducer"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: log)
-        try process.run()
-        try Self.reap(process)
-        #expect(process.terminationStatus != 0)
-        let text = try String(contentsOf: log, encoding: .utf8)
+        let text = try upRefused(["--backend", "@" + missing])
         #expect(text.contains("cannot read \(missing)"), "stderr: \(text)")
 
         // A plugin's user file is read the same way; one that is missing is named, with the fix.
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let users = directory.appendingPathComponent("users").path
-        let withoutUser = Process()
-        withoutUser.executableURL = URL(fileURLWithPath: Self.binary)
-        withoutUser.arguments = ["up", "--backend", "nats://127.0.0.1:1", "--backend-users", users,
-                                 "--data-dir", directory.appendingPathComponent("data").path,
-                                 "--command", "ipc://\(directory.path)/up.sock", "--pipeline", "receipt-reducer"]
-        withoutUser.standardOutput = FileHandle.nullDevice
-        withoutUser.standardError = try FileHandle(forWritingTo: log)
-        try withoutUser.run()
-        try Self.reap(withoutUser)
-        #expect(withoutUser.terminationStatus != 0)
-        let told = try String(contentsOf: log, encoding: .utf8)
+        let told = try upRefused(["--backend", "nats://127.0.0.1:1", "--backend-users", users])
         #expect(told.contains("--backend-users: no \(users)/plugin-receipt-reducer.url"), "stderr: \(told)")
     }
 

@@ -175,10 +175,9 @@ import Testing
     }
 
     /// Starts `eventbus up --backend` with `pipeline` (nil: the default one) on `data`, its
-    /// command socket in `directory`, and waits for its ready line; the process and its
-    /// stderr's path.
-    /// `eventbus up --backend` on `data`, its log in `directory`/up-`run`.stderr; returns once
-    /// the log has `until` (by default the ready line).
+    /// command socket `endpoint` (by default in `directory`), and waits until its stderr
+    /// (`directory`/up-`run`.stderr) has `line`, by default the ready line; the process and
+    /// its stderr's path.
     static func startUp(urls: [String], directory: String, data: String, run: Int,
                         pipeline: String? = "receipt-reducer", extra: [String] = [],
                         endpoint: String? = nil, until line: String = "eventbus ready") async throws -> (RunningProcess, String) {
