@@ -61,6 +61,26 @@ enum ClusterWarmUp {
         throw lastError
     }
 
+    /// `body` on a handle of `bucket` made on a context of short waits, tried as
+    /// ``retry(_:on:wait:notFound:logger:_:)`` tries (the handle's calls wait as the context it
+    /// was made on does).
+    static func retry<T>(_ what: String, bucket: String, on jetStream: JetStream, wait: Duration, logger: Logger? = nil,
+                         _ body: (KeyValue) throws(NATSError) -> T) throws(NATSError) -> T {
+        try retry(what, on: jetStream, wait: wait, logger: logger) { context throws(NATSError) in try body(context.keyValue(bucket)) }
+    }
+
+    /// The bucket of `config`, made when missing (again with the same configuration is
+    /// harmless), each try with short waits; the handle returned is bound on `jetStream`
+    /// itself, so that its later calls wait the whole request timeout.
+    static func bucket(_ config: KeyValueConfig, on jetStream: JetStream, logger: Logger? = nil) throws(NATSError) -> KeyValue {
+        _ = try retry("create bucket \(config.bucket)", on: jetStream, wait: wait, logger: logger) { context throws(NATSError) in
+            try context.createKeyValue(config)
+        }
+        return try retry("bucket \(config.bucket)", timeouts: true, logger: logger) { () throws(NATSError) in
+            try jetStream.keyValue(config.bucket)
+        }
+    }
+
     /// `body`, retried while it fails with a warm-up answer, for up to `wait`.
     static func retry<T>(_ what: String, wait: Duration = Self.wait, timeouts: Bool = false, notFound: Bool = false,
                          logger: Logger? = nil,

@@ -45,14 +45,7 @@ public final class KVPluginStore: PluginStore, Sendable {
         let jetStream = try JetStream(connection: connection)
         self.jetStream = jetStream
         let config = KeyValueConfig(bucket: Self.bucket, history: 1, replicas: replicas ?? (servers.count >= 3 ? 3 : 1))
-        // Safe to make twice: a try lost in an election is made again soon after it (``ClusterWarmUp``).
-        _ = try ClusterWarmUp.retry("create bucket \(Self.bucket)", on: jetStream, wait: ClusterWarmUp.wait) {
-            context throws(NATSError) in try context.createKeyValue(config)
-        }
-        // The handle for the rest, on the context with the whole request timeout.
-        kv = try ClusterWarmUp.retry("bucket \(Self.bucket)", timeouts: true) { () throws(NATSError) in
-            try jetStream.keyValue(Self.bucket)
-        }
+        kv = try ClusterWarmUp.bucket(config, on: jetStream)
     }
 
     var manifestKey: String { "\(name).manifest" }
@@ -101,9 +94,8 @@ public final class KVPluginStore: PluginStore, Sendable {
     public func load() throws -> (snapshot: [UInt8], seq: UInt64)? {
         // The bucket may have been made a moment ago, its leader not yet elected.
         let manifestKey = manifestKey
-        let found = try ClusterWarmUp.retry("get \(Self.bucket)/\(manifestKey)", on: jetStream, wait: ClusterWarmUp.wait) {
-            context throws(NATSError) in try context.keyValue(Self.bucket).get(manifestKey)
-        }
+        let found = try ClusterWarmUp.retry("get \(Self.bucket)/\(manifestKey)", bucket: Self.bucket, on: jetStream,
+                                            wait: ClusterWarmUp.wait) { kv throws(NATSError) in try kv.get(manifestKey) }
         guard let entry = found else {
             manifestRevision.withLock { $0 = nil }
             return nil

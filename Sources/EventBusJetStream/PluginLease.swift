@@ -52,15 +52,7 @@ public final class PluginLease: Sendable {
         let jetStream = try JetStream(connection: connection)
         self.jetStream = jetStream
         let config = KeyValueConfig(bucket: Self.bucket, history: 1, ttl: ttl, replicas: replicas ?? (servers.count >= 3 ? 3 : 1))
-        // Creating the bucket again with the same configuration is harmless: a try lost in
-        // an election (a leader kill's, 4–9 s) is made again soon after it.
-        _ = try ClusterWarmUp.retry("create bucket \(Self.bucket)", on: jetStream, wait: ClusterWarmUp.wait, logger: logger) {
-            context throws(NATSError) in try context.createKeyValue(config)
-        }
-        // The renewals' handle, on the context with the whole request timeout.
-        kv = try ClusterWarmUp.retry("bucket \(Self.bucket)", timeouts: true, logger: logger) { () throws(NATSError) in
-            try jetStream.keyValue(Self.bucket)
-        }
+        kv = try ClusterWarmUp.bucket(config, on: jetStream, logger: logger)
     }
 
     /// Takes the lease, waiting while another instance holds it; false when `stopped`
@@ -71,22 +63,21 @@ public final class PluginLease: Sendable {
             do {
                 // A try lost in an election is made again soon after it; a create that went
                 // through unanswered makes the next one find this holder's value, and take it.
-                let written = try ClusterWarmUp.retry("create \(Self.bucket)/\(plugin)", on: jetStream, wait: ClusterWarmUp.wait,
-                                                      logger: logger) { context throws(NATSError) in
-                    try context.keyValue(Self.bucket).create(plugin, Array(holder.utf8))
+                let written = try ClusterWarmUp.retry("create \(Self.bucket)/\(plugin)", bucket: Self.bucket, on: jetStream,
+                                                      wait: ClusterWarmUp.wait, logger: logger) { kv throws(NATSError) in
+                    try kv.create(plugin, Array(holder.utf8))
                 }
                 revision.withLock { $0 = written }
                 logger.info("lease taken", metadata: ["bus.plugin": "\(plugin)", "bus.lease_holder": "\(holder)"])
                 return true
             } catch where error.isWrongLastSequence {
-                let entry = (try? ClusterWarmUp.retry("get \(Self.bucket)/\(plugin)", on: jetStream, wait: ttl) {
-                    context throws(NATSError) in try context.keyValue(Self.bucket).get(plugin)
+                let entry = (try? ClusterWarmUp.retry("get \(Self.bucket)/\(plugin)", bucket: Self.bucket, on: jetStream, wait: ttl) {
+                    kv throws(NATSError) in try kv.get(plugin)
                 }).flatMap { $0 }
                 let current = entry.map { String(decoding: $0.value, as: UTF8.self) }
                 if let entry, current == holder,
-                   let written = try? ClusterWarmUp.retry("update \(Self.bucket)/\(plugin)", on: jetStream, wait: ttl, {
-                       context throws(NATSError) in
-                       try context.keyValue(Self.bucket).update(plugin, Array(holder.utf8), expectedRevision: entry.revision)
+                   let written = try? ClusterWarmUp.retry("update \(Self.bucket)/\(plugin)", bucket: Self.bucket, on: jetStream, wait: ttl, {
+                       kv throws(NATSError) in try kv.update(plugin, Array(holder.utf8), expectedRevision: entry.revision)
                    }) {
                     // Ours from before a restart in place: the process that held it is gone.
                     revision.withLock { $0 = written }
