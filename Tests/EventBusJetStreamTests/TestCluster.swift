@@ -29,6 +29,14 @@ final class TestCluster: Sendable {
 
     /// The URLs as `role` connects.
     func urls(for role: ClusterUsers.Role) -> [String] { cluster.config.clientURLs(for: role) }
+
+    /// A directory of the test's own beside the servers' (`name` inside the cluster's
+    /// directory), made now and removed with the cluster.
+    func scratchDirectory(_ name: String) throws -> String {
+        let path = directory + "/" + name
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
 }
 
 /// Loopback ports nothing listens on now: each bound to port 0 and closed.

@@ -69,9 +69,7 @@ import Testing
     @Test func theReducerOnJetStreamWritesWhatThePureFoldWritesAcrossASIGKILL() async throws {
         try await withDeadline(.seconds(600)) {
             let test = try TestCluster(nodes: 1)
-            let directory = test.directory + "-up"
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let directory = try test.scratchDirectory("up")
             let endpoint = "ipc://\(directory)/command.sock"
             let (up, _) = try await Self.startUp(urls: test.urls, directory: directory, data: directory + "/data", run: 1)
             try await awaitingStop(up) {
@@ -117,10 +115,8 @@ import Testing
     @Test func eachPluginKeepsItsStateUnderItsOwnUser() async throws {
         try await withDeadline(.seconds(300)) {
             let test = try TestCluster(nodes: 1, users: try ClusterUsers(plugins: ["receipt-reducer"]))
-            let directory = test.directory + "-users"
-            let users = directory + "/users"
-            try FileManager.default.createDirectory(atPath: users, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let directory = try test.scratchDirectory("users")
+            let users = try test.scratchDirectory("users/users")
             // What `eventbus cluster up` writes into DATA/users.
             for file in test.cluster.config.credentialFiles {
                 let name = URL(fileURLWithPath: file.path).lastPathComponent
@@ -216,9 +212,7 @@ import Testing
     @Test func theReducerResumesOnAnotherMachineFromItsSnapshotInKV() async throws {
         try await withDeadline(.seconds(600)) {
             let test = try TestCluster(nodes: 1)
-            let directory = test.directory + "-move"
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let directory = try test.scratchDirectory("move")
             let events = Self.script(acks: 400)
             let half = 230
             let endpoint = "ipc://\(directory)/command.sock"
@@ -259,9 +253,7 @@ import Testing
     @Test func aStandbyOnAnotherMachineTakesOverWhenTheFirstDies() async throws {
         try await withDeadline(.seconds(600)) {
             let test = try TestCluster(nodes: 1)
-            let directory = test.directory + "-standby"
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let directory = try test.scratchDirectory("standby")
             let events = Self.script(acks: 400)
             let half = 230
             let (endpointA, endpointB) = ("ipc://\(directory)/a.sock", "ipc://\(directory)/b.sock")
@@ -309,9 +301,7 @@ import Testing
     @Test func theDefaultPipelineWithholdsHiddenReceiptsOnThreeNodes() async throws {
         try await withDeadline(.seconds(600)) {
             let test = try TestCluster(nodes: 3)
-            let directory = test.directory + "-privacy"
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let directory = try test.scratchDirectory("privacy")
             let cid = "messaging:general"
             func ingress(_ n: Int, _ type: String, subject: String = cid, _ data: String) -> [UInt8] {
                 Array(#"{"specversion":"1.0","id":"p\#(n)","source":"/test","type":"\#(type)","subject":"\#(subject)","time":"2026-11-22T03:10:00.123Z","data":\#(data)}"#.utf8)
