@@ -140,7 +140,7 @@ final class StreamSession: Sendable {
                     consumer.ack(delivery.seq)
                     unacked = 0
                 }
-                guard scope.take(topic: delivery.topic, event: delivery.event), delivery.seq > after else { continue }
+                guard scope.take(topic: delivery.topic, event: delivery.event, seq: delivery.seq), delivery.seq > after else { continue }
                 let type = delivery.topic.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false).last.map(String.init)
                 let message = ServerSentEvent(id: String(delivery.seq), event: type, data: delivery.event)
                 switch queue(.event(seq: delivery.seq, bytes: message.bytes), continuation, state) {

@@ -16,6 +16,11 @@ import EventBus
 ///
 /// Only the user's own channels are kept, and the names of the channels that exist, so that
 /// a `member.added` for a channel not created (yet, or again) is not counted.
+///
+/// Each change of the user's membership is kept with its SEQ, so that an event of `out` is
+/// judged by the membership at the SEQ that caused it (``contains(_:at:)``), which the pipeline
+/// may have appended after later membership events. The changes are the user's own: a few
+/// per channel they ever joined or left.
 public struct UserChannels: Sendable, Equatable {
     /// The user.
     public let user: String
@@ -23,6 +28,14 @@ public struct UserChannels: Sendable, Equatable {
     public private(set) var channels: Set<String> = []
     /// Every channel that exists now: created and not deleted since.
     private var created: Set<String> = []
+    /// For each channel the user ever joined, the SEQs at which they joined or left it, in order.
+    private var changes: [String: [Change]] = [:]
+
+    /// The user joined (`member`) or left a channel with the event of SEQ `seq`.
+    private struct Change: Sendable, Equatable {
+        let seq: UInt64
+        let member: Bool
+    }
 
     /// The membership types, the only ones ``apply(type:event:)`` reads.
     public static let types: Set<String> = ["channel.created", "member.added", "member.removed", "channel.deleted", "user.deleted"]
@@ -34,11 +47,22 @@ public struct UserChannels: Sendable, Equatable {
     /// Whether the user is a member of `cid` now.
     public func contains(_ cid: String) -> Bool { channels.contains(cid) }
 
-    /// Applies one event of stage `in` of type `type`; other types change nothing.
-    public mutating func apply(type: String, event: [UInt8]) {
+    /// Whether the user was a member of `cid` once the events up to SEQ `seq` were applied.
+    public func contains(_ cid: String, at seq: UInt64) -> Bool {
+        guard let changes = changes[cid] else { return false }
+        // The last change at or before `seq`: the changes are few, newest last.
+        return changes.last { $0.seq <= seq }?.member ?? false
+    }
+
+    /// Applies the event of SEQ `seq` of stage `in`, of type `type`; other types change nothing.
+    /// SEQs must rise from one call to the next.
+    public mutating func apply(type: String, event: [UInt8], seq: UInt64) {
+        // An event that does not parse or lacks a field is one the reducer rejects too.
         guard Self.types.contains(type), let data = (try? JSONParser.parse(event))?["data"] else { return }
         if type == "user.deleted" {
-            if data["user_id"]?.stringValue == user { channels.removeAll() }
+            if data["user_id"]?.stringValue == user {
+                for cid in channels { leave(cid, at: seq) }
+            }
             return
         }
         guard let cid = data["cid"]?.stringValue else { return }
@@ -46,17 +70,27 @@ public struct UserChannels: Sendable, Equatable {
         case "channel.created":
             created.insert(cid)
             if case .array(let members)? = data["members"], members.contains(where: { $0.stringValue == user }) {
-                channels.insert(cid)
+                join(cid, at: seq)
             }
         case "member.added":
-            if created.contains(cid), data["user_id"]?.stringValue == user { channels.insert(cid) }
+            if created.contains(cid), data["user_id"]?.stringValue == user { join(cid, at: seq) }
         case "member.removed":
-            if data["user_id"]?.stringValue == user { channels.remove(cid) }
+            if data["user_id"]?.stringValue == user { leave(cid, at: seq) }
         case "channel.deleted":
             created.remove(cid)
-            channels.remove(cid)
+            leave(cid, at: seq)
         default:
             break
         }
+    }
+
+    private mutating func join(_ cid: String, at seq: UInt64) {
+        guard channels.insert(cid).inserted else { return }
+        changes[cid, default: []].append(Change(seq: seq, member: true))
+    }
+
+    private mutating func leave(_ cid: String, at seq: UInt64) {
+        guard channels.remove(cid) != nil else { return }
+        changes[cid, default: []].append(Change(seq: seq, member: false))
     }
 }

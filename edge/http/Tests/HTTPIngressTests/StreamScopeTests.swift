@@ -1,11 +1,13 @@
+import EventBus
 import HTTPIngress
 import Testing
 
 /// Who sees which event of `out`, with membership followed in log order, without I/O.
 @Suite struct StreamScopeTests {
-    /// The deliveries of a stream's consumer, in log order: `in/` membership events and `out/` events.
+    /// The deliveries of a stream's consumer, in log order (SEQ 1, 2, …): `in/` membership
+    /// events and `out/` events.
     static func take(_ scope: inout StreamScope, _ deliveries: [(topic: String, event: String)]) -> [String] {
-        deliveries.filter { scope.take(topic: $0.topic, event: Array($0.event.utf8)) }.map(\.topic)
+        deliveries.enumerated().filter { scope.take(topic: $1.topic, event: Array($1.event.utf8), seq: UInt64($0 + 1)) }.map(\.element.topic)
     }
 
     static func membership(_ type: String, _ cid: String, _ data: String) -> (topic: String, event: String) {
@@ -14,6 +16,13 @@ import Testing
 
     static func out(_ subject: String, _ type: String = "message.read") -> (topic: String, event: String) {
         ("out/\(subject)/\(type)", "{}")
+    }
+
+    /// An event of `out` as the pipeline's plugin `plugin` emits it for its input SEQ `cause`
+    /// (the id and source ``PluginOutput`` gives it, docs/plugins.md).
+    static func out(_ subject: String, _ type: String, causedAt cause: UInt64, by plugin: String = "receipt-reducer") -> (topic: String, event: String) {
+        ("out/\(subject)/\(type)", #"{"specversion":"1.0","id":"\#(plugin):\#(cause):0","source":"/eventbus/\#(plugin)","type":"\#(type)","#
+            + #""subject":"\#(subject)","data":{"cid":"\#(subject)"}}"#)
     }
 
     @Test func aUserSeesTheirChannelsAsMembershipChanges() throws {
@@ -42,7 +51,11 @@ import Testing
 
     @Test func membershipFollowsTheReducersRules() throws {
         var channels = UserChannels(user: "bob")
-        func apply(_ type: String, _ data: String) { channels.apply(type: type, event: Array(Events.event("x", type, subject: "s", data: data).utf8)) }
+        var seq: UInt64 = 0
+        func apply(_ type: String, _ data: String) {
+            seq += 1
+            channels.apply(type: type, event: Array(Events.event("x", type, subject: "s", data: data).utf8), seq: seq)
+        }
         apply("member.added", #"{"cid":"messaging:later","user_id":"bob"}"#)
         #expect(!channels.contains("messaging:later"), "the reducer rejects member.added to a channel never created")
         apply("channel.created", #"{"cid":"messaging:later","members":["ann"]}"#)
@@ -62,7 +75,11 @@ import Testing
 
     @Test func aDeletedChannelEndsEveryMembershipAndComesBackAfresh() throws {
         var channels = UserChannels(user: "bob")
-        func apply(_ type: String, _ data: String) { channels.apply(type: type, event: Array(Events.event("x", type, subject: "s", data: data).utf8)) }
+        var seq: UInt64 = 0
+        func apply(_ type: String, _ data: String) {
+            seq += 1
+            channels.apply(type: type, event: Array(Events.event("x", type, subject: "s", data: data).utf8), seq: seq)
+        }
         apply("channel.created", #"{"cid":"messaging:reborn","members":["ann","bob"]}"#)
         apply("channel.created", #"{"cid":"messaging:other","members":["bob"]}"#)
         apply("channel.deleted", #"{"cid":"messaging:reborn"}"#)
@@ -96,6 +113,37 @@ import Testing
         ])
         #expect(seen == ["out/messaging:general/message.new", "out/messaging:team/message.new", "out/@bob/notification.mark_read",
                          "out/messaging:team/message.delivered"])
+        #expect(bob.membership?.channels == ["messaging:team"])
+    }
+
+    /// The pipeline appends a plugin's output after the event it was made for, and events of
+    /// `in` published meanwhile may come between: membership is judged where the output was
+    /// caused, so what bob sees does not depend on how fast the pipeline ran.
+    @Test func anOutputIsJudgedByTheMembershipWhereItWasCaused() throws {
+        var bob = try StreamScope(user: "bob", prefix: nil)
+        let seen = Self.take(&bob, [
+            Self.membership("channel.created", "messaging:general", #"{"cid":"messaging:general","members":["ann","bob"]}"#),  // 1
+            (topic: "in/messaging:general/message.new", event: "{}"),                                                          // 2: g1
+            Self.membership("member.removed", "messaging:general", #"{"cid":"messaging:general","user_id":"bob"}"#),          // 3
+            (topic: "in/messaging:general/message.new", event: "{}"),                                                          // 4: g2
+            Self.membership("channel.created", "messaging:team", #"{"cid":"messaging:team","members":["ann"]}"#),            // 5
+            (topic: "in/messaging:team/message.new", event: "{}"),                                                             // 6: t1
+            Self.membership("member.added", "messaging:team", #"{"cid":"messaging:team","user_id":"bob"}"#),                 // 7
+            (topic: "in/messaging:team/message.new", event: "{}"),                                                             // 8: t2
+            // The reducer's outputs, all appended after the membership events above.
+            Self.out("messaging:general", "message.new", causedAt: 2),  // sent while bob was a member: shown
+            Self.out("messaging:general", "message.new", causedAt: 4),  // after his removal: not shown
+            Self.out("messaging:team", "message.new", causedAt: 6),     // before he joined: not shown
+            Self.out("messaging:team", "message.new", causedAt: 8),     // after: shown
+            // An event that names no cause is judged at its own SEQ (13): bob is in team, not in general.
+            Self.out("messaging:general", "message.read"),
+            Self.out("messaging:team", "message.read"),
+        ])
+        #expect(seen == ["out/messaging:general/message.new", "out/messaging:team/message.new", "out/messaging:team/message.read"])
+        #expect(bob.membership?.contains("messaging:general", at: 2) == true)
+        #expect(bob.membership?.contains("messaging:general", at: 3) == false, "the removal counts from its own SEQ")
+        #expect(bob.membership?.contains("messaging:team", at: 6) == false)
+        #expect(bob.membership?.contains("messaging:team", at: 7) == true)
         #expect(bob.membership?.channels == ["messaging:team"])
     }
 
