@@ -7,8 +7,10 @@ import Synchronization
 /// One client of `GET /v1/stream`, once its consumer runs: three tasks joined by a bounded
 /// buffer (docs/http.md, "The stream"):
 ///
-/// - the pump reads the consumer, ACKs as it reads (the broker's credit never waits for a
-///   client), keeps the scope's membership, and queues the client's events as SSE messages;
+/// - the pump reads the consumer of `out`, ACKs as it reads (the broker's credit never waits
+///   for a client), and queues the client's events as SSE messages;
+/// - for a user's stream, the reader of `in` follows the membership (``MembershipFeed``),
+///   which the pump waits for when an event was caused further on in `in`;
 /// - the heartbeat queues a comment every ``StreamSettings/heartbeat``;
 /// - the writer writes the buffer to the client, which takes as long as the client reads.
 ///
@@ -20,9 +22,14 @@ import Synchronization
 /// each holds at most its buffer.
 final class StreamSession: Sendable {
     let hub: StreamHub
+    /// The consumer of `out`, under the prefix of the scope.
     let consumer: DurableConsumer
+    /// For a user's stream, the consumer of `in` and the membership it feeds.
+    let membership: (consumer: DurableConsumer, feed: MembershipFeed)?
     let scope: StreamScope
     let after: UInt64
+    /// The plugin that reads `in`, whose outputs name their SEQ of `in` (``StreamScope/verdict(topic:event:firstPlugin:)``).
+    let firstPlugin: String?
     /// Whether ``run(_:)`` began: if the response never got to its body (the client went
     /// before the head was written), the consumer is let go when the session is.
     private let began = Atomic(false)
@@ -49,18 +56,22 @@ final class StreamSession: Sendable {
         case queued, cutNow, closed
     }
 
-    init(hub: StreamHub, consumer: DurableConsumer, scope: StreamScope, after: UInt64) {
+    init(hub: StreamHub, consumer: DurableConsumer, membership: (consumer: DurableConsumer, feed: MembershipFeed)?,
+         scope: StreamScope, after: UInt64, firstPlugin: String?) {
         self.hub = hub
         self.consumer = consumer
+        self.membership = membership
         self.scope = scope
         self.after = after
+        self.firstPlugin = firstPlugin
     }
 
     deinit {
         guard !began.load(ordering: .sequentiallyConsistent) else { return }
-        let (consumer, hub) = (self.consumer, self.hub)
+        let (consumer, membership, hub) = (self.consumer, self.membership?.consumer, self.hub)
         Task {
             try? await consumer.cancel()
+            try? await membership?.cancel()
             hub.release(consumer.name)
         }
     }
@@ -89,6 +100,9 @@ final class StreamSession: Sendable {
             await withTaskGroup(of: Outcome.self, returning: Bool.self) { group in
                 var clean = true
                 group.addTask { await self.pump(continuation, state) }
+                if let membership = self.membership {
+                    group.addTask { await self.follow(membership.consumer, into: membership.feed, continuation) }
+                }
                 group.addTask { await self.beat(continuation, state) }
                 group.addTask { await self.write(messages, box, state) }
                 while let outcome = await group.next() {
@@ -115,6 +129,7 @@ final class StreamSession: Sendable {
             continuation.finish()
         }
         try? await consumer.cancel()
+        try? await membership?.consumer.cancel()
         hub.release(consumer.name)
         hub.counters.closed(leftBuffered: state.buffered)
         hub.logger.debug("stream closed", metadata: ["stream.consumer": "\(consumer.name)", "stream.last": "\(state.lastDelivered)",
@@ -124,23 +139,14 @@ final class StreamSession: Sendable {
         try await writer.finish(nil)
     }
 
-    /// Reads the consumer into the buffer.
+    /// Reads the consumer of `out` into the buffer.
     private func pump(_ continuation: AsyncStream<Message>.Continuation, _ state: StreamSessionState) async -> Outcome {
-        var scope = self.scope
         defer { continuation.finish() }
-        // ACKs are cumulative: one per quarter of the credit keeps the broker sending (fewer
-        // than `credit` are ever outstanding) without one message back per event, which
-        // matters when a user's stream reads all of `in` for the membership.
-        let ackEvery = max(1, hub.settings.credit / 4)
-        var unacked = 0
+        var acks = AckCadence(credit: hub.settings.credit)
         do {
             for try await delivery in consumer {
-                unacked += 1
-                if unacked >= ackEvery {
-                    consumer.ack(delivery.seq)
-                    unacked = 0
-                }
-                guard scope.take(topic: delivery.topic, event: delivery.event, seq: delivery.seq), delivery.seq > after else { continue }
+                if acks.take() { consumer.ack(delivery.seq) }
+                guard delivery.seq > after, await shows(delivery) else { continue }
                 let type = delivery.topic.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false).last.map(String.init)
                 let message = ServerSentEvent(id: String(delivery.seq), event: type, data: delivery.event)
                 switch queue(.event(seq: delivery.seq, bytes: message.bytes), continuation, state) {
@@ -155,6 +161,44 @@ final class StreamSession: Sendable {
         } catch {
             hub.logger.warning("stream consumer failed", metadata: ["stream.consumer": "\(consumer.name)", "error": "\(error)"])
         }
+        return .ended
+    }
+
+    /// Whether the client sees `delivery`, an event of `out`: for a channel's event, once the
+    /// membership has been read as far as the event's cause. `false` also when the reader of
+    /// `in` ended first (the stream then ends with it).
+    private func shows(_ delivery: Delivery) async -> Bool {
+        switch scope.verdict(topic: delivery.topic, event: delivery.event, firstPlugin: firstPlugin) {
+        case .hidden: return false
+        case .shown: return true
+        case .ifMember(let cid, let cause):
+            guard let feed = membership?.feed else { return false }
+            if let cause, !(await feed.wait(through: cause)) { return false }
+            return feed.contains(cid, at: cause)
+        }
+    }
+
+    /// Reads the consumer of `in` into the membership, ACKing as it reads. When it ends (the
+    /// broker ended it, or it failed) the stream ends too: without the membership no channel's
+    /// event can be judged.
+    private func follow(_ reader: DurableConsumer, into feed: MembershipFeed, _ continuation: AsyncStream<Message>.Continuation) async -> Outcome {
+        defer { feed.end() }
+        var acks = AckCadence(credit: hub.settings.credit)
+        do {
+            for try await delivery in reader {
+                if acks.take() { reader.ack(delivery.seq) }
+                if let type = delivery.topic.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false).dropFirst(2).first {
+                    feed.apply(type: String(type), event: delivery.event, seq: delivery.seq)
+                }
+            }
+            guard !Task.isCancelled else { return .ended }
+            hub.logger.warning("stream membership consumer ended by the broker",
+                               metadata: ["stream.consumer": "\(reader.name)", "reason": "\(reader.endReason ?? "-")"])
+        } catch {
+            guard !Task.isCancelled else { return .ended }
+            hub.logger.warning("stream membership consumer failed", metadata: ["stream.consumer": "\(reader.name)", "error": "\(error)"])
+        }
+        continuation.finish()
         return .ended
     }
 
