@@ -86,13 +86,12 @@ struct UpCommand: AsyncParsableCommand {
         if backendUsers != nil && backend == nil { throw Output.fail("--backend-users needs --backend") }
         if backendCa != nil && backend == nil { throw Output.fail("--backend-ca needs --backend") }
         if let backend {
-            guard httpIngress == nil else { throw Output.fail("--http is not supported with --backend yet") }
             // The plugins read it from wherever they run: an absolute path.
             let authorities = backendCa.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             let value: String
             do { value = try GatewayConfig.backendValue(backend) } catch { throw Output.fail("\(error)") }
             supervisor = try Self.onJetStream(backend: value, users: backendUsers, authorities: authorities, broker: brokerConfig,
-                                              pipeline: pipeline, logger: logger)
+                                              pipeline: pipeline, http: httpIngress, logger: logger)
         } else {
             do {
                 var config = SupervisorConfig(broker: brokerConfig, pipeline: pipeline)
@@ -114,7 +113,9 @@ struct UpCommand: AsyncParsableCommand {
     /// The supervisor of `--backend`: a JetStream gateway bound on the command endpoint as
     /// its front, the plugins against it.
     static func onJetStream(backend: String, users: String?, authorities: String?, broker: BrokerConfig, pipeline: Pipeline,
-                            logger: Logger) throws -> Supervisor {
+                            http: HTTPIngressLaunch?, logger: Logger) throws -> Supervisor {
+        var supervised = SupervisorConfig(broker: broker, pipeline: pipeline)
+        supervised.http = http
         // Each plugin's own user, when the cluster has users: DIR/plugin-NAME.url, as `cluster up` wrote it.
         var own: [String: [String: String]] = [:]
         if let users {
@@ -130,7 +131,7 @@ struct UpCommand: AsyncParsableCommand {
         // With keys: this run's keys for the plugins and the readiness probe, admitted by the gateway.
         let keys: RunKeys?
         do {
-            keys = try broker.security.map { try RunKeys(config: SupervisorConfig(broker: broker, pipeline: pipeline), security: $0) }
+            keys = try broker.security.map { try RunKeys(config: supervised, security: $0) }
         } catch {
             throw Output.fail(error)
         }
@@ -146,7 +147,7 @@ struct UpCommand: AsyncParsableCommand {
             throw Output.fail("gateway: \(error)")
         }
         do {
-            return try Supervisor(config: SupervisorConfig(broker: broker, pipeline: pipeline), front: GatewayFront(gateway: gateway),
+            return try Supervisor(config: supervised, front: GatewayFront(gateway: gateway),
                                   keys: keys,
                                   pluginEnvironment: [KVPluginStore.environmentVariable: backend]
                                       .merging(authorities.map { [KVPluginStore.authoritiesVariable: $0] } ?? [:]) { $1 },

@@ -99,18 +99,43 @@ import Testing
     /// The app's ES256 key, beside the HS256 secret: its public key is in the security file.
     static let es256 = ES256Signer(keyID: "stream-test")
 
+    /// Where `eventbus up` keeps the log.
+    enum Backend: String, CaseIterable, CustomTestStringConvertible {
+        /// Its own broker.
+        case broker
+        /// A JetStream cluster (one node), behind the gateway `eventbus up --backend` runs.
+        case jetStream
+
+        var testDescription: String { rawValue }
+    }
+
     /// `eventbus up --http` with keys, tokens and an app-token secret: the ingress reads `in` and `out` with the key up gives it.
-    static func withSecuredUp(_ body: (String, AppTokenVerifier) async throws -> Void) async throws {
+    static func withSecuredUp(on backend: Backend = .broker, _ body: (String, AppTokenVerifier) async throws -> Void) async throws {
+        guard backend == .broker else {
+            return try await LocalNATSCluster.with { cluster in try await withSecuredUp(arguments: ["--backend", cluster.urls], body) }
+        }
+        try await withSecuredUp(arguments: [], body)
+    }
+
+    private static func withSecuredUp(arguments: [String], _ body: (String, AppTokenVerifier) async throws -> Void) async throws {
         let directory = try TemporaryDirectory.create("eventbus-http-stream-keys")
         defer { try? FileManager.default.removeItem(at: directory) }
         let security = try await SecurityFile.write(in: directory, tokens: [backendToken: "backend"], jwtSecret: jwtSecret, es256Keys: [es256.jwk])
         let port = try EphemeralEndpoint.freePort()
-        let up = try UpProcess(arguments: ["--http", "127.0.0.1:\(port)", "--security", security.path], environment: ["EVENTBUS_HTTP": BuildFolder.http])
-        try await up.start()
+        let up = try UpProcess(arguments: ["--http", "127.0.0.1:\(port)", "--security", security.path] + arguments,
+                               environment: ["EVENTBUS_HTTP": BuildFolder.http])
+        try await up.start(within: .seconds(60))
         try await up.terminateAfter {
             let base = "http://127.0.0.1:\(port)"
             try await UpWithHTTPTests.waitForHealth(base, up)
             try await body(base, try AppTokenVerifier(secret: jwtSecret))
+            if arguments.contains("--backend") {
+                // The gateway served a user stream's two consumers, of `out` and of `in`.
+                let attached = up.log.split(separator: "\n").filter { $0.contains("[EventBusJetStream] consumer attached") }
+                #expect(attached.contains { $0.contains("bus.consumer=eventbus-http.") && $0.contains("bus.stage=out") }, "\(attached)")
+                #expect(attached.contains { $0.contains("bus.consumer=eventbus-http.") && $0.contains("-in ") && $0.contains("bus.stage=in") },
+                        "\(attached)")
+            }
         }
     }
 
@@ -137,8 +162,11 @@ import Testing
         #expect(ingress.process?.terminationStatus == 64)
     }
 
-    @Test func aUserSeesOnlyTheirChannelsEvenAfterRemovalAndTokensAreChecked() async throws {
-        try await Self.withSecuredUp { base, tokens in
+    /// On either backend: a cluster's gateway has no consumer spanning stages, so the stream
+    /// reads `in` and `out` with a consumer each.
+    @Test(arguments: Backend.allCases)
+    func aUserSeesOnlyTheirChannelsEvenAfterRemovalAndTokensAreChecked(on backend: Backend) async throws {
+        try await Self.withSecuredUp(on: backend) { base, tokens in
             let backend = ["Authorization": "Bearer \(Self.backendToken)"]
             let bob = ["Authorization": "Bearer " + tokens.sign(user: "bob", expires: Date().addingTimeInterval(3_600))]
             let ann = ["Authorization": "Bearer " + tokens.sign(user: "ann", expires: Date().addingTimeInterval(3_600))]
@@ -182,7 +210,14 @@ import Testing
             // Replayed from the start, membership is rebuilt in log order: the same events.
             let again = try StreamClient(base + "/v1/stream", headers: bob.merging(["Last-Event-ID": "0"]) { $1 })
             let replayed = try await again.wait(for: "l1 again") { $0.contains { $0.messageID == "l1" } }.filter { $0.comment == nil }
-            #expect(replayed.compactMap(\.seq) == bobSaw.compactMap(\.seq))
+            #expect(replayed.compactMap(\.seq) == bobSaw.compactMap(\.seq), "\(again.text)")
+
+            // Without a position, after the head of `out` (the broker's one sequence, or the gateway's of `out`).
+            let fresh = try StreamClient(base + "/v1/stream", headers: backend)
+            try await fresh.waitUntilOpen()
+            let opening = try #require(fresh.messages.first?.comment)
+            let head = try #require(UInt64(opening.dropFirst("eventbus stream after ".count)), "\(opening)")
+            #expect(head >= allSeqs.max() ?? .max, "\(opening)")
 
             // Tokens: none, forged, expired, an app token where it may not go, a prefix outside out.
             let none = try await HTTPExchange.send(base + "/v1/stream", method: "GET")
@@ -208,8 +243,9 @@ import Testing
     /// `channel.deleted` and `user.deleted` (docs/events.md, rules 20 and 22) end memberships in
     /// log order: a channel created again never shows its old members anything, and a deleted
     /// user's token sees no channel event until they are added somewhere again.
-    @Test func aDeletedChannelOrUserEndsMembershipInLogOrder() async throws {
-        try await Self.withSecuredUp { base, tokens in
+    @Test(arguments: Backend.allCases)
+    func aDeletedChannelOrUserEndsMembershipInLogOrder(on backend: Backend) async throws {
+        try await Self.withSecuredUp(on: backend) { base, tokens in
             let backend = ["Authorization": "Bearer \(Self.backendToken)"]
             func token(_ user: String) -> [String: String] {
                 ["Authorization": "Bearer " + tokens.sign(user: user, expires: Date().addingTimeInterval(3_600))]
