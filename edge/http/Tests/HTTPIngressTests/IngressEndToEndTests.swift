@@ -5,10 +5,14 @@ import Testing
 
 /// The real `eventbus-http` against a real `eventbus up` (broker and default pipeline).
 @Suite(.serialized) struct IngressEndToEndTests {
-    /// Runs `body` with a bus, a client of it, and the ingress in front of it.
-    static func withIngress(_ body: (UpProcess, BusClient, IngressProcess) async throws -> Void) async throws {
-        let up = try UpProcess()
-        try await up.start()
+    /// Runs `body` with a bus on `backend`, a client of it, and the ingress in front of it.
+    static func withIngress(on backend: Backend = .broker, _ body: (UpProcess, BusClient, IngressProcess) async throws -> Void) async throws {
+        try await backend.with { arguments in try await withIngress(arguments: arguments, body) }
+    }
+
+    private static func withIngress(arguments: [String], _ body: (UpProcess, BusClient, IngressProcess) async throws -> Void) async throws {
+        let up = try UpProcess(arguments: arguments)
+        try await up.start(within: .seconds(60))
         try await up.terminateAfter {
             let client = try BusClient(options: .init(endpoint: up.commandEndpoint, name: "http-test"))
             defer { client.close() }
@@ -37,8 +41,9 @@ import Testing
         return found
     }
 
-    @Test func theThreeModesPublishInOrderAndARetryGetsTheSameSeqs() async throws {
-        try await Self.withIngress { _, client, ingress in
+    @Test(arguments: Backend.allCases)
+    func theThreeModesPublishInOrderAndARetryGetsTheSameSeqs(on backend: Backend) async throws {
+        try await Self.withIngress(on: backend) { _, client, ingress in
             let url = ingress.baseURL + "/v1/events"
             let batch = [Events.channel("messaging:general", ["ann", "bob"]), Events.message("m1", from: "ann"),
                          Events.message("m2", from: "ann"), Events.message("m0", from: "bob")]
@@ -77,8 +82,9 @@ import Testing
         }
     }
 
-    @Test func refusalsCarryTheBusCodeTheFieldAndTheStatus() async throws {
-        try await Self.withIngress { _, _, ingress in
+    @Test(arguments: Backend.allCases)
+    func refusalsCarryTheBusCodeTheFieldAndTheStatus(on backend: Backend) async throws {
+        try await Self.withIngress(on: backend) { _, _, ingress in
             let url = ingress.baseURL + "/v1/events"
             let badUser = Events.event("x1", "message.read", subject: "messaging:general", data: Events.readData("@bob", "m1"))
             let bad = try await HTTPExchange.send(url, headers: Events.batched,
@@ -127,8 +133,9 @@ import Testing
         }
     }
 
-    @Test func queriesAnswerAsTheBusDoes() async throws {
-        try await Self.withIngress { _, client, ingress in
+    @Test(arguments: Backend.allCases)
+    func queriesAnswerAsTheBusDoes(on backend: Backend) async throws {
+        try await Self.withIngress(on: backend) { _, client, ingress in
             let events = [Events.channel("messaging:general", ["ann", "bob"]), Events.message("m1", from: "ann"), Events.read("bob", "m1")]
             let published = try await HTTPExchange.send(ingress.baseURL + "/v1/events", headers: Events.batched, body: Events.batch(events))
             #expect(published.status == 200)

@@ -49,9 +49,14 @@ import Testing
         }
     }
 
-    @Test func eventsArriveInOrderAndResumeAfterAKill() async throws {
-        let up = try UpProcess()
-        try await up.start()
+    @Test(arguments: Backend.allCases)
+    func eventsArriveInOrderAndResumeAfterAKill(on backend: Backend) async throws {
+        try await backend.with { arguments in try await Self.eventsArriveInOrderAndResumeAfterAKill(arguments: arguments) }
+    }
+
+    static func eventsArriveInOrderAndResumeAfterAKill(arguments: [String]) async throws {
+        let up = try UpProcess(arguments: arguments)
+        try await up.start(within: .seconds(60))
         try await up.terminateAfter {
             let client = try BusClient(options: .init(endpoint: up.commandEndpoint, name: "http-test"))
             defer { client.close() }
@@ -99,22 +104,9 @@ import Testing
     /// The app's ES256 key, beside the HS256 secret: its public key is in the security file.
     static let es256 = ES256Signer(keyID: "stream-test")
 
-    /// Where `eventbus up` keeps the log.
-    enum Backend: String, CaseIterable, CustomTestStringConvertible {
-        /// Its own broker.
-        case broker
-        /// A JetStream cluster (one node), behind the gateway `eventbus up --backend` runs.
-        case jetStream
-
-        var testDescription: String { rawValue }
-    }
-
     /// `eventbus up --http` with keys, tokens and an app-token secret: the ingress reads `in` and `out` with the key up gives it.
     static func withSecuredUp(on backend: Backend = .broker, _ body: (String, AppTokenVerifier) async throws -> Void) async throws {
-        guard backend == .broker else {
-            return try await LocalNATSCluster.with { cluster in try await withSecuredUp(arguments: ["--backend", cluster.urls], body) }
-        }
-        try await withSecuredUp(arguments: [], body)
+        try await backend.with { arguments in try await withSecuredUp(arguments: arguments, body) }
     }
 
     private static func withSecuredUp(arguments: [String], _ body: (String, AppTokenVerifier) async throws -> Void) async throws {
