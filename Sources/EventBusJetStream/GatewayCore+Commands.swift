@@ -49,33 +49,10 @@ extension GatewayCore {
     /// `true` whatever was asked: every connection's PUBs are ordered (``OrderedPublisher``).
     private func handleHello(_ message: CommandMessage) throws(BusError) {
         guard let frame = message.arguments.first else { throw BusError(.badFrame, "HELLO: frame 3 (JSON) is missing") }
-        let hello: JSONValue
-        do { hello = try JSONParser.parse(frame) } catch { throw BusError(.badJSON, "frame 3: \(error)") }
-        guard case .object = hello else { throw BusError(.badArgs, "frame 3: must be a JSON object") }
-        if let declared = hello["services"] {
-            guard case .array(let items) = declared else {
-                throw BusError(.badArgs, "frame 3: services must be an array of service names")
-            }
-            var names: [String] = []
-            for item in items {
-                guard case .string(let name) = item, WireProtocol.isServiceName(name) else {
-                    throw BusError(.badArgs, "frame 3: services must be names matching [a-z0-9_.-]{1,64}")
-                }
-                names.append(name)
-            }
-            services.formUnion(names)
-        }
-        if let batch = hello["batch"] {
-            guard case .bool(let on) = batch else { throw BusError(.badArgs, "frame 3: batch must be true or false") }
-            Self.remember(message.peer, on, in: &batchPeers)
-        }
-        if let compact = hello["compact_ok"] {
-            guard case .bool(let on) = compact else { throw BusError(.badArgs, "frame 3: compact_ok must be true or false") }
-            Self.remember(message.peer, on, in: &compactPeers)
-        }
-        if let ordered = hello["ordered"] {
-            guard case .bool = ordered else { throw BusError(.badArgs, "frame 3: ordered must be true or false") }
-        }
+        let hello = try HelloRequest(frame: frame)
+        if let declared = hello.services { services.formUnion(declared) }
+        if let on = hello.batch { Self.remember(message.peer, on, in: &batchPeers) }
+        if let on = hello.compactOK { Self.remember(message.peer, on, in: &compactPeers) }
         var w = JSONWriter()
         w.beginObject()
         w.key("protocol"); w.string("EB1")

@@ -38,53 +38,16 @@ extension BrokerCore {
         try message.argument(position, name)
     }
 
-    /// Parses a frame that must hold a JSON object.
-    func jsonObject(_ frame: [UInt8], frameNumber: Int, notObject: ErrorCode) throws(BusError) -> JSONValue {
-        let value: JSONValue
-        do { value = try JSONParser.parse(frame) } catch {
-            throw BusError(.badJSON, "frame \(frameNumber): \(error)")
-        }
-        guard case .object = value else {
-            throw BusError(notObject, "frame \(frameNumber): must be a JSON object")
-        }
-        return value
-    }
-
     private func handleHello(_ message: CommandMessage) throws(BusError) {
-        let hello = try jsonObject(try argument(message, 0, "JSON"), frameNumber: 3, notObject: .badArgs)
-        if let declared = hello["services"] {
-            guard case .array(let items) = declared else {
-                throw BusError(.badArgs, "frame 3: services must be an array of service names")
-            }
-            let names = items.compactMap { item -> String? in
-                guard case .string(let name) = item, WireProtocol.isServiceName(name) else { return nil }
-                return name
-            }
-            guard names.count == items.count else {
-                throw BusError(.badArgs, "frame 3: services must be names matching [a-z0-9_.-]{1,64}")
-            }
-            services.formUnion(names)
-        }
-        if let batch = hello["batch"] {
-            guard case .bool(let on) = batch else {
-                throw BusError(.badArgs, "frame 3: batch must be true or false")
-            }
-            remember(message.peer, on, in: &batchPeers)
-        }
-        if let compact = hello["compact_ok"] {
-            guard case .bool(let on) = compact else {
-                throw BusError(.badArgs, "frame 3: compact_ok must be true or false")
-            }
-            remember(message.peer, on, in: &compactPeers)
-        }
-        if let ordered = hello["ordered"] {
-            guard case .bool(let on) = ordered else {
-                throw BusError(.badArgs, "frame 3: ordered must be true or false")
-            }
+        let hello = try HelloRequest(frame: try argument(message, 0, "JSON"))
+        if let declared = hello.services { services.formUnion(declared) }
+        if let on = hello.batch { remember(message.peer, on, in: &batchPeers) }
+        if let on = hello.compactOK { remember(message.peer, on, in: &compactPeers) }
+        if let on = hello.ordered {
             remember(message.peer, on, in: &orderedPeers)
             if !on { refusedFirst[message.peer] = nil }
         }
-        if case .string(let name)? = hello["name"] {
+        if let name = hello.name {
             logger.info("peer said hello", metadata: ["bus.peer": "\(name)"])
         }
         var w = JSONWriter()
