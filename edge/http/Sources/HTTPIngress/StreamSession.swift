@@ -4,8 +4,8 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// One client of `GET /v1/stream`, once its consumer runs: three tasks joined by a bounded
-/// buffer (docs/http.md, "The stream"):
+/// One client of `GET /v1/stream`, once its consumers run: three tasks (four for a user's
+/// stream) joined by a bounded buffer (docs/http.md, "The stream"):
 ///
 /// - the pump reads the consumer of `out`, ACKs as it reads (the broker's credit never waits
 ///   for a client), and queues the client's events as SSE messages;
