@@ -27,6 +27,8 @@ package struct MembershipFeedState<Waiter> {
     package mutating func apply(type: String, event: [UInt8], seq: UInt64) -> [Waiter] {
         channels.apply(type: type, event: event, seq: seq)
         through = max(through, seq)
+        // Read for every event of `in`; a wait is rare (one output at a time, of one pump).
+        guard waiters.values.contains(where: { $0.seq <= through }) else { return [] }
         let done = waiters.filter { $0.value.seq <= through }
         for id in done.keys { waiters[id] = nil }
         return done.sorted { $0.key < $1.key }.map(\.value.waiter)

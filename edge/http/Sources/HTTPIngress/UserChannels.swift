@@ -37,7 +37,7 @@ public struct UserChannels: Sendable, Equatable {
         let member: Bool
     }
 
-    /// The membership types, the only ones ``apply(type:event:)`` reads.
+    /// The membership types, the only ones ``apply(type:event:seq:)`` reads.
     public static let types: Set<String> = ["channel.created", "member.added", "member.removed", "channel.deleted", "user.deleted"]
 
     public init(user: String) {
