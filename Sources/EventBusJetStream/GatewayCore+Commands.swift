@@ -48,8 +48,7 @@ extension GatewayCore {
     /// next CONSUME) and `compact_ok` (for its next PUB). `ordered` is checked and answered
     /// `true` whatever was asked: every connection's PUBs are ordered (``OrderedPublisher``).
     private func handleHello(_ message: CommandMessage) throws(BusError) {
-        guard let frame = message.arguments.first else { throw BusError(.badFrame, "HELLO: frame 3 (JSON) is missing") }
-        let hello = try HelloRequest(frame: frame)
+        let hello = try HelloRequest(message)
         if let declared = hello.services { services.formUnion(declared) }
         if let on = hello.batch { Self.remember(message.peer, on, in: &batchPeers) }
         if let on = hello.compactOK { Self.remember(message.peer, on, in: &compactPeers) }

@@ -32,4 +32,16 @@ import Testing
             return error.code == code && error.message.hasPrefix(message)
         }
     }
+
+    /// From a HELLO as both fronts take it: its frame 3, or `bad_frame` when it is missing.
+    @Test func theFrameComesFromTheMessage() throws {
+        let asked = CommandMessage(peer: [1], verb: .hello, correlation: Array("h".utf8), arguments: [Array(#"{"batch":true}"#.utf8)][...])
+        #expect(try HelloRequest(asked) == HelloRequest(batch: true))
+        let bare = CommandMessage(peer: [1], verb: .hello, correlation: Array("h".utf8), arguments: [])
+        #expect {
+            try HelloRequest(bare)
+        } throws: { error in
+            (error as? BusError)?.code == .badFrame && (error as? BusError)?.message == "HELLO: frame 3 (JSON) is missing"
+        }
+    }
 }

@@ -39,7 +39,7 @@ extension BrokerCore {
     }
 
     private func handleHello(_ message: CommandMessage) throws(BusError) {
-        let hello = try HelloRequest(frame: try argument(message, 0, "JSON"))
+        let hello = try HelloRequest(message)
         if let declared = hello.services { services.formUnion(declared) }
         if let on = hello.batch { remember(message.peer, on, in: &batchPeers) }
         if let on = hello.compactOK { remember(message.peer, on, in: &compactPeers) }

@@ -21,6 +21,13 @@ package struct HelloRequest: Sendable, Equatable {
         self.ordered = ordered
     }
 
+    /// Parses frame 3 of `message`, a `HELLO`.
+    ///
+    /// - Throws: `bad_frame` when the frame is missing; else as ``init(frame:)``.
+    package init(_ message: CommandMessage) throws(BusError) {
+        try self.init(frame: try message.argument(0, "JSON"))
+    }
+
     /// Parses frame 3 of a `HELLO`.
     ///
     /// - Throws: `bad_json` for a frame that does not parse; `bad_args` for one that is not an

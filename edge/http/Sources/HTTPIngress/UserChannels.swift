@@ -24,11 +24,10 @@ import EventBus
 public struct UserChannels: Sendable, Equatable {
     /// The user.
     public let user: String
-    /// The channels the user is a member of now.
-    public private(set) var channels: Set<String> = []
     /// Every channel that exists now: created and not deleted since.
     private var created: Set<String> = []
-    /// For each channel the user ever joined, the SEQs at which they joined or left it, in order.
+    /// For each channel the user ever joined, the SEQs at which they joined or left it, in
+    /// order: the last says whether they are a member now.
     private var changes: [String: [Change]] = [:]
 
     /// The user joined (`member`) or left a channel with the event of SEQ `seq`.
@@ -44,8 +43,11 @@ public struct UserChannels: Sendable, Equatable {
         self.user = user
     }
 
+    /// The channels the user is a member of now.
+    public var channels: Set<String> { Set(changes.compactMap { $0.value.last?.member == true ? $0.key : nil }) }
+
     /// Whether the user is a member of `cid` now.
-    public func contains(_ cid: String) -> Bool { channels.contains(cid) }
+    public func contains(_ cid: String) -> Bool { changes[cid]?.last?.member ?? false }
 
     /// Whether the user was a member of `cid` once the events up to SEQ `seq` were applied.
     public func contains(_ cid: String, at seq: UInt64) -> Bool {
@@ -85,12 +87,12 @@ public struct UserChannels: Sendable, Equatable {
     }
 
     private mutating func join(_ cid: String, at seq: UInt64) {
-        guard channels.insert(cid).inserted else { return }
+        guard !contains(cid) else { return }
         changes[cid, default: []].append(Change(seq: seq, member: true))
     }
 
     private mutating func leave(_ cid: String, at seq: UInt64) {
-        guard channels.remove(cid) != nil else { return }
+        guard contains(cid) else { return }
         changes[cid, default: []].append(Change(seq: seq, member: false))
     }
 }
