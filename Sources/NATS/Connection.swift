@@ -184,7 +184,7 @@ public final class Subscription: @unchecked Sendable {
         self.subject = subject
     }
 
-    deinit { natsSubscription_Destroy(handle) }
+    deinit { SubscriptionReaper.destroy(handle, of: connection) }
 
     /// The next message, or `nil` when none came within `timeout`.
     public func next(timeout: Duration) throws(NATSError) -> Message? {

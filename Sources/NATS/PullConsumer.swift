@@ -136,8 +136,8 @@ public final class PullConsumer: @unchecked Sendable {
 
     deinit {
         worker.stop()
-        // Destroy, not Unsubscribe: the durable consumer stays on the server.
-        natsSubscription_Destroy(handle)
+        // Bound, not created by libnats: unsubscribing leaves the durable consumer on the server.
+        SubscriptionReaper.destroy(handle, of: jetStream.connection)
     }
 
     /// Up to `batch` messages, blocking the calling thread until they came or `timeout`
