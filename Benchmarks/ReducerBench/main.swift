@@ -1,8 +1,11 @@
 // In-process figures of the receipt reducer for `make bench`:
 //   - message_receipts and unread_counts latency in a channel of 100,000 members
 //   - resident memory per (channel, member) state and per retained message
+//   - the CPU of one ack on the plugin's path, in process: event bytes → typed payload → fold →
+//     output events (what `receipt-reducer` does per ack, without the broker and its I/O)
 // Prints `RESULT key=value …` lines; Benchmarks/run.sh tabulates them. With the argument
-// `memory` only the memory figures (a test checks them against their budgets).
+// `memory` only the memory figures (a test checks them against their budgets); with `path`
+// only the ack path's figure.
 import EventBus
 import Foundation
 import ReceiptReducer
@@ -19,7 +22,60 @@ func residentBytes() -> Int {
 }
 
 let time = "2026-11-22T03:10:00.123Z"
+
+/// The ack path in process: `acks` read acks (member `i % 1,000` reads message `i / 1,000`, the
+/// shape of `eventbus-bench reducer`) as logged events of `in`, each read into its typed payload,
+/// folded, and its outputs written as events, in batches of 100 as the plugin runtime hands them
+/// over. The median of three passes, each on a fresh reducer.
+func ackPath(acks: Int = 300_000) -> Double {
+    let members = 1_000, cid = "messaging:bench-path"
+    func event(_ id: String, _ type: String, _ data: String) -> [UInt8] {
+        Array(#"{"specversion":"1.0","id":"\#(id)","source":"/bench/backend","type":"\#(type)","subject":"\#(cid)","time":"\#(time)","data":\#(data)}"#.utf8)
+    }
+    let frames = (0..<acks).map { i in
+        event("ack-\(i)", "message.read", #"{"cid":"\#(cid)","user_id":"u\#(i % members)","message_id":"m\#(i / members)"}"#)
+    }
+    let topic = "in/\(cid)/message.read"
+    var samples: [Double] = []
+    for _ in 0..<3 {
+        var reducer = ReceiptReducer()
+        var seq: UInt64 = 0
+        func fold(_ payload: IngressPayload) {
+            seq += 1
+            _ = reducer.apply(ReducerInput(seq: seq, time: time, payload: payload))
+        }
+        fold(.channelCreated(cid: cid, members: (0..<members).map { "u\($0)" }))
+        for n in 0...(acks / members) {
+            fold(.messageNew(cid: cid, message: NewMessage(id: "m\(n)", userID: "bot", createdAt: time)))
+        }
+        var output = PluginOutput(plugin: "receipt-reducer")
+        var written = 0
+        let start = now()
+        for (offset, bytes) in frames.enumerated() {
+            seq += 1
+            let logged = PluginEvent(seq: seq, topic: topic, bytes: bytes)
+            output.begin(seq)
+            guard let (_, eventTime, payload) = try? logged.ingressPayload() else { fatalError("ack \(offset) refused") }
+            for produced in reducer.apply(ReducerInput(seq: seq, time: eventTime, payload: payload)) {
+                output.emit(type: produced.type, subject: produced.subject, data: produced.data, time: eventTime,
+                            to: produced.stage == Stage.diag ? .diag : .next)
+            }
+            if offset % 100 == 99 {
+                written += output.outgoing.count
+                output.removeAll()
+            }
+        }
+        samples.append(Double(now() - start) / 1_000 / Double(acks))
+        precondition(written >= acks, "the fold wrote \(written) events for \(acks) acks")
+    }
+    return median(samples)
+}
+
 func runBench() throws {
+    if CommandLine.arguments.dropFirst().first == "path" {
+        print("RESULT mode=path ack_path_us=\(String(format: "%.2f", ackPath()))")
+        return
+    }
     var seq: UInt64 = 0
     func input(_ payload: IngressPayload) -> ReducerInput {
         seq += 1

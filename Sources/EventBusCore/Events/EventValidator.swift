@@ -173,6 +173,8 @@ public enum EventValidator {
     /// The envelope's members, in the order ``scanEnvelope(_:)-(UnsafeRawBufferPointer)`` reads them.
     static let envelopeKeys = JSONScanner.Keys(
         ["specversion", "id", "source", "type", "subject", "time", "replyto", "data"])
+    /// The position of `time` in ``envelopeKeys``.
+    static let timePosition = 5
     /// The position of `data` in ``envelopeKeys``.
     static let dataPosition = 7
 

@@ -24,6 +24,13 @@ public struct PluginEvent: Sendable {
         return topic[topic.utf8.index(topic.utf8.startIndex, offsetBy: offset + 1)...]
     }
 
+    /// Whether the event was logged at stage `in` (its topic starts `in/`), where the broker applies
+    /// every ingress rule before it logs an event.
+    var isLoggedAtIn: Bool {
+        var topic = topic
+        return topic.withUTF8 { $0.count > 3 && $0[0] == UInt8(ascii: "i") && $0[1] == UInt8(ascii: "n") && $0[2] == UInt8(ascii: "/") }
+    }
+
     /// The subject, read from the topic without parsing the event: what lies between its
     /// first and second `/`.
     public var subject: Substring {
@@ -88,8 +95,14 @@ public struct PluginEvent: Sendable {
     /// read by scans for the receipt and membership types (several times faster), by the full parse for
     /// the others. `nil` for a type outside docs/events.md's ingress types. Use ``ingress()`` when the
     /// original `data` is needed (to re-emit it).
+    ///
+    /// An event of stage `in` passed every ingress rule before the broker logged it, so for one of those
+    /// types its members are only read, not judged again.
     public func ingressPayload() throws(EventValidationError) -> (type: EventType, time: String?, payload: IngressPayload)? {
         guard let known = EventType(rawValue: String(type)), known.isIngress else { return nil }
+        if isLoggedAtIn, let logged = bytes.withUnsafeBytes({ EventValidator.loggedIngress($0, type: known) }) {
+            return (known, logged.time, logged.payload)
+        }
         if let scanned = bytes.withUnsafeBytes({ EventValidator.scannedIngress($0) }) {
             return (known, scanned.envelope.time, scanned.payload)
         }
