@@ -37,7 +37,9 @@ struct ReceiptReducerPlugin: Plugin {
     func handle(_ event: PluginEvent, state: inout ReducerState, output: inout PluginOutput) throws {
         if state.reducer.pushCountsUpTo != pushCountsUpTo { state.reducer.pushCountsUpTo = pushCountsUpTo }
         if state.reducer.retainMessages != retainMessages { state.reducer.retainMessages = retainMessages }
-        if let query = QueryEvent(event) {
+        // The type read from the topic once: each read makes a string.
+        let type = event.type
+        if type == EventType.query.rawValue, let query = QueryEvent(event) {
             guard query.service == "receipts" else {
                 output.pass(event)  // another plugin's service
                 return
@@ -53,7 +55,7 @@ struct ReceiptReducerPlugin: Plugin {
         // Acks and membership by scans; `message.new` and `message.deleted` with their `data`,
         // which the reducer re-emits unchanged.
         let input: (type: EventType, time: String?, payload: IngressPayload, data: JSONValue?)
-        if event.type == EventType.messageNew.rawValue || event.type == EventType.messageDeleted.rawValue {
+        if type == EventType.messageNew.rawValue || type == EventType.messageDeleted.rawValue {
             guard let (envelope, payload) = try event.ingress() else {
                 output.pass(event)
                 return
