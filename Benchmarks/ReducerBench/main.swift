@@ -4,8 +4,8 @@
 //   - the CPU of one ack on the plugin's path, in process: event bytes → typed payload → fold →
 //     output events (what `receipt-reducer` does per ack, without the broker and its I/O)
 // Prints `RESULT key=value …` lines; Benchmarks/run.sh tabulates them. With the argument
-// `memory` only the memory figures (a test checks them against their budgets); with `path`
-// only the ack path's figure.
+// `memory` only the memory figures (a test checks them against their budgets); with `path [ACKS]`
+// only the ack path's figures (300,000 acks unless told).
 import EventBus
 import Foundation
 import ReceiptReducer
@@ -26,8 +26,10 @@ let time = "2026-11-22T03:10:00.123Z"
 /// The ack path in process: `acks` read acks (member `i % 1,000` reads message `i / 1,000`, the
 /// shape of `eventbus-bench reducer`) as logged events of `in`, each read into its typed payload,
 /// folded, and its outputs written as events, in batches of 100 as the plugin runtime hands them
-/// over. The median of three passes, each on a fresh reducer.
-func ackPath(acks: Int = 300_000) -> Double {
+/// over. The median of three passes, each on a fresh reducer; then the broker's check of each
+/// output event (`EventValidator.envelopeSpans` at `out`), the fastest of five passes over them
+/// (the one least disturbed by other work on the machine: the check itself does the same each time).
+func ackPath(acks: Int = 300_000) -> (perAck: Double, checkPerOutput: Double) {
     let members = 1_000, cid = "messaging:bench-path"
     func event(_ id: String, _ type: String, _ data: String) -> [UInt8] {
         Array(#"{"specversion":"1.0","id":"\#(id)","source":"/bench/backend","type":"\#(type)","subject":"\#(cid)","time":"\#(time)","data":\#(data)}"#.utf8)
@@ -37,6 +39,7 @@ func ackPath(acks: Int = 300_000) -> Double {
     }
     let topic = "in/\(cid)/message.read"
     var samples: [Double] = []
+    var outputs: [[UInt8]] = []
     for _ in 0..<3 {
         var reducer = ReceiptReducer()
         var seq: UInt64 = 0
@@ -62,18 +65,30 @@ func ackPath(acks: Int = 300_000) -> Double {
             }
             if offset % 100 == 99 {
                 written += output.outgoing.count
+                if outputs.count < acks { outputs += output.outgoing.map(\.bytes) }
                 output.removeAll()
             }
         }
         samples.append(Double(now() - start) / 1_000 / Double(acks))
         precondition(written >= acks, "the fold wrote \(written) events for \(acks) acks")
     }
-    return median(samples)
+    var checks: [Double] = []
+    for _ in 0..<5 {
+        var checked = 0
+        let start = now()
+        for bytes in outputs where bytes.withUnsafeBytes({ EventValidator.envelopeSpans($0, stage: Stage.out) }) != nil {
+            checked += 1
+        }
+        checks.append(Double(now() - start) / Double(outputs.count))
+        precondition(checked == outputs.count, "the broker's check refused \(outputs.count - checked) outputs")
+    }
+    return (median(samples), checks.min() ?? 0)
 }
 
 func runBench() throws {
     if CommandLine.arguments.dropFirst().first == "path" {
-        print("RESULT mode=path ack_path_us=\(String(format: "%.2f", ackPath()))")
+        let path = ackPath(acks: CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 300_000)
+        print("RESULT mode=path ack_path_us=\(String(format: "%.2f", path.perAck)) output_check_ns=\(Int(path.checkPerOutput))")
         return
     }
     var seq: UInt64 = 0

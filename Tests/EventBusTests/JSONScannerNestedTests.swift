@@ -93,17 +93,17 @@ private func scanBoth(_ bytes: [UInt8], keys: [String], nested: [String], of par
         }
     }
 
-    @Test func agreesWhenMoreThan128KeysAreOpenAtOnce() {
+    @Test func agreesWhenMoreThan64KeysAreOpenAtOnce() {
         // The key stack overflows its stack buffer and the scan runs again with a heap one.
-        let outer = (0..<100).map { "\"o\($0)\":0" }.joined(separator: ",")
-        let inner = (0..<100).map { "\"i\($0)\":0" }.joined(separator: ",")
+        let deep = JSONScannerTests.keysOpenAtOnce(levels: 10)
         for text in [
-            "{\(outer),\"data\":{\(inner),\"cid\":\"x\",\"user_id\":\"u\"}}",
-            "{\(outer),\"data\":{\(inner),\"cid\":\"x\",\"cid\":\"y\"}}",
+            "{\"id\":\"z\",\"data\":{\"deep\":\(deep),\"cid\":\"x\",\"user_id\":\"u\"}}",
+            "{\"id\":\"z\",\"data\":{\"deep\":\(deep),\"cid\":\"x\",\"cid\":\"y\"}}",
+            "{\"id\":\"z\",\"data\":{\"cid\":\"x\",\"deep\":\(deep.dropLast())}}",
         ] {
             expectNestedAgreement(Array(text.utf8), keys: Self.envelope, parent: 3, nested: Self.data)
         }
-        let found = scanBoth(Array("{\(outer),\"data\":{\(inner),\"cid\":\"x\"}}".utf8), keys: Self.envelope, nested: Self.data, of: 3)
+        let found = scanBoth(Array("{\"id\":\"z\",\"data\":{\"deep\":\(deep),\"cid\":\"x\"}}".utf8), keys: Self.envelope, nested: Self.data, of: 3)
         #expect(found?.nested[0]?.kind == .string)
     }
 

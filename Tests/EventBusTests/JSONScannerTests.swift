@@ -186,12 +186,25 @@ struct DocumentGenerator {
             expectAgreement(Array("{\(keys),\"k\(count / 2)\":0}".utf8))
             expectAgreement(Array("{\"x\":{\(keys)},\"y\":{\(keys)}}".utf8))
         }
-        // More than 128 keys open at once (nested, so none can be popped): the heap fallback.
-        let outer = (0..<100).map { "\"o\($0)\":0" }.joined(separator: ",")
-        let inner = (0..<100).map { "\"i\($0)\":0" }.joined(separator: ",")
-        expectAgreement(Array("{\(outer),\"n\":{\(inner)}}".utf8))
-        expectAgreement(Array("{\(outer),\"n\":{\(inner),\"i99\":1}}".utf8))
-        expectAgreement(Array("{\(outer),\"n\":{\(inner)},\"o3\":1}".utf8))
+        // More than 64 keys open at once (nested, so none can be popped): the heap fallback.
+        let deep = Self.keysOpenAtOnce(levels: 10)
+        expectAgreement(Array(deep.utf8))
+        expectAgreement(Array("{\"x\":\(deep),\"k3\":1}".utf8))
+        expectAgreement(Array("{\"x\":\(deep),\"x\":1}".utf8))
+        expectAgreement(Array("{\"x\":\(deep.dropLast())}".utf8))
+    }
+
+    /// `levels` objects nested in one another, each with 14 keys before the one holding the next.
+    /// The scanner keeps the keys of every open object while it has at most 15 (past that it
+    /// compares `String`s), so all 15 of each level are held while the innermost is scanned: 150
+    /// for 10 levels, more than its stack buffer takes (64).
+    static func keysOpenAtOnce(levels: Int) -> String {
+        var text = #"{"last":true}"#
+        for level in 0..<levels {
+            let keys = (0..<14).map { "\"k\($0)\":\(level)" }.joined(separator: ",")
+            text = "{\(keys),\"n\":\(text)}"
+        }
+        return text
     }
 
     @Test(arguments: [1 as UInt64, 2, 3, 4])

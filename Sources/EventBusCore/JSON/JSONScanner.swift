@@ -13,7 +13,7 @@
 /// remembered as byte ranges in a stack buffer, so a repeated key is found
 /// by comparing bytes. It falls back to decoded `String`s only for an object
 /// with a key that has an escape or a non-ASCII byte, or with more than 15
-/// keys, and to a heap buffer when more than 128 keys are open at once.
+/// keys, and to a heap buffer when more than 64 keys are open at once.
 package enum JSONScanner {
     /// The kind of a JSON value.
     package enum Kind: UInt8, Sendable, Equatable {
@@ -85,13 +85,8 @@ package enum JSONScanner {
         @inline(__always)
         static func index(ofRaw key: UnsafeRawBufferPointer, table: UnsafeBufferPointer<UInt64>, names: [String]) -> Int {
             let length = key.count
-            var first: UInt64 = 0, second: UInt64 = 0
-            var offset = 0
-            while offset < min(length, 16) {
-                let byte = UInt64(key[offset]) << (8 * UInt64(offset & 7))
-                if offset < 8 { first |= byte } else { second |= byte }
-                offset += 1
-            }
+            let first = word(key, from: 0, count: min(length, 8))
+            let second = length > 8 ? word(key, from: 8, count: min(length - 8, 8)) : 0
             var slot = 0
             while slot < table.count {
                 if table[slot] == UInt64(length) && table[slot + 1] == first && table[slot + 2] == second {
@@ -102,6 +97,28 @@ package enum JSONScanner {
                 slot += 3
             }
             return -1
+        }
+
+        /// `count` (at most 8) bytes of `key` from `start` as a little-endian word, zero-padded: by
+        /// loads of 8, or of 4, 2 and 1, never byte by byte (the keys of every scanned object come here).
+        @inline(__always)
+        static func word(_ key: UnsafeRawBufferPointer, from start: Int, count: Int) -> UInt64 {
+            if count >= 8 { return UInt64(littleEndian: key.loadUnaligned(fromByteOffset: start, as: UInt64.self)) }
+            var word: UInt64 = 0
+            var offset = 0
+            if count & 4 != 0 {
+                word = UInt64(UInt32(littleEndian: key.loadUnaligned(fromByteOffset: start, as: UInt32.self)))
+                offset = 4
+            }
+            if count & 2 != 0 {
+                let pair = UInt64(UInt16(littleEndian: key.loadUnaligned(fromByteOffset: start + offset, as: UInt16.self)))
+                word |= pair << (8 * UInt64(offset))
+                offset += 2
+            }
+            if count & 1 != 0 {
+                word |= UInt64(key.load(fromByteOffset: start + offset, as: UInt8.self)) << (8 * UInt64(offset))
+            }
+            return word
         }
 
         /// The position of the member with this decoded key (compared as `String`s, as the parser does), or -1.
@@ -199,7 +216,7 @@ package enum JSONScanner {
         if let failure { throw failure }
     }
 
-    /// Both scans: once with a key stack on the stack and, if more than 128 keys were open at
+    /// Both scans: once with a key stack on the stack and, if more than 64 keys were open at
     /// once, again with room for every key the input can hold (each takes at least 4 bytes:
     /// `"":0`). The error, if any, is returned rather than thrown, so that it crosses closures.
     private static func scan(
@@ -218,7 +235,9 @@ package enum JSONScanner {
                 }
             }
         }
-        let failure = withUnsafeTemporaryAllocation(of: Int.self, capacity: 256) { attempt($0) }
+        // 1 KiB: the most the standard library always puts on the stack. Above that it asks the
+        // runtime, which here answered with a heap allocation and a free for every scan.
+        let failure = withUnsafeTemporaryAllocation(of: Int.self, capacity: 128) { attempt($0) }
         guard let failure, failure.offset == Scanner.overflowOffset else { return failure }
         let heap = UnsafeMutableBufferPointer<Int>.allocate(capacity: 2 * (bytes.count / 4 + 2))
         defer { heap.deallocate() }
