@@ -73,5 +73,10 @@ import Testing
         #expect(PluginCause(event: Array("not json".utf8)) == nil)
         let backends = #"{"specversion":"1.0","id":"g1","source":"/app/backend","type":"message.new","subject":"messaging:general","data":{}}"#
         #expect(PluginCause(event: Array(backends.utf8)) == nil)
+        // Read from the two members wherever they are, escaped or not; anything but strings names none.
+        let escaped = #"{"specversion":"1.0","type":"message.read","id":"receipt-reducer:7:\u0031","subject":"messaging:general","source":"\/eventbus\/receipt-reducer","data":{}}"#
+        #expect(PluginCause(event: Array(escaped.utf8)) == PluginCause(plugin: "receipt-reducer", inputSeq: 7))
+        let numeric = #"{"specversion":"1.0","id":7,"source":"/eventbus/receipt-reducer","type":"message.read","subject":"messaging:general"}"#
+        #expect(PluginCause(event: Array(numeric.utf8)) == nil)
     }
 }

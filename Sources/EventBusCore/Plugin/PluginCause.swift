@@ -22,22 +22,64 @@ public struct PluginCause: Sendable, Equatable {
     /// The cause that `source` and `id` name when `source` is `/eventbus/NAME` and `id` is
     /// `NAME:SEQ:N` (SEQ and N decimal); `nil` for any other pair.
     public init?(source: String, id: String) {
-        guard source.hasPrefix(EventValidator.reservedSourcePrefix) else { return nil }
-        let name = source.utf8.dropFirst(EventValidator.reservedSourcePrefix.utf8.count)
-        let idBytes = id.utf8
-        guard !name.isEmpty, idBytes.count > name.count, idBytes.starts(with: name),
-              idBytes[idBytes.index(idBytes.startIndex, offsetBy: name.count)] == UInt8(ascii: ":") else { return nil }
-        let rest = idBytes.dropFirst(name.count + 1).split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
-        guard rest.count == 2, rest.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }),
-              UInt64(String(decoding: rest[1], as: UTF8.self)) != nil,
-              let seq = UInt64(String(decoding: rest[0], as: UTF8.self)) else { return nil }
-        self.init(plugin: String(decoding: name, as: UTF8.self), inputSeq: seq)
+        var source = source, id = id
+        guard let cause = source.withUTF8({ source in id.withUTF8 { id in Self.cause(source: source, id: id) } }) else { return nil }
+        self = cause
     }
 
     /// The cause named by the event `event` (its bytes); `nil` for bytes that are not an event
     /// with a `source` and an `id`, or whose pair names none.
+    ///
+    /// Read for every channel event of every user's stream, so by one scan for those two members
+    /// alone, with no string made but the plugin's name; an escape in either takes the envelope's scan.
     public init?(event: [UInt8]) {
-        guard let envelope = try? EventValidator.scanEnvelope(event) else { return nil }
+        let read = event.withUnsafeBytes { frame -> (cause: PluginCause?, plain: Bool) in
+            guard let members = try? JSONScanner.scan(frame, members: Self.identityKeys), members.root == .object else {
+                return (nil, true)
+            }
+            guard let source = EventValidator.IngressRule.plainString(members[0], in: frame),
+                  let id = EventValidator.IngressRule.plainString(members[1], in: frame) else {
+                // Absent, not strings, or escaped: only the last can still name a cause.
+                return (nil, members[0]?.hasEscapes != true && members[1]?.hasEscapes != true)
+            }
+            return (Self.cause(source: source, id: id), true)
+        }
+        if let cause = read.cause {
+            self = cause
+            return
+        }
+        guard !read.plain, let envelope = try? EventValidator.scanEnvelope(event) else { return nil }
         self.init(source: envelope.source, id: envelope.id)
+    }
+
+    /// `source` and `id`, in that order: what ``init(event:)`` reads.
+    private static let identityKeys = JSONScanner.Keys(["source", "id"])
+
+    /// The rule of ``init(source:id:)`` on the members' bytes.
+    private static func cause(source: UnsafeBufferPointer<UInt8>, id: UnsafeBufferPointer<UInt8>) -> PluginCause? {
+        let prefix = EventValidator.reservedSourcePrefix.utf8
+        guard source.count > prefix.count, source.starts(with: prefix) else { return nil }
+        let name = UnsafeBufferPointer(rebasing: source[prefix.count...])
+        guard id.count > name.count + 1, id.starts(with: name), id[name.count] == UInt8(ascii: ":") else { return nil }
+        // SEQ `:` N, both decimal and non-empty; SEQ and N within UInt64.
+        let rest = UnsafeBufferPointer(rebasing: id[(name.count + 1)...])
+        guard let colon = rest.firstIndex(of: UInt8(ascii: ":")),
+              let seq = decimal(UnsafeBufferPointer(rebasing: rest[..<colon])),
+              decimal(UnsafeBufferPointer(rebasing: rest[(colon + 1)...])) != nil else { return nil }
+        return PluginCause(plugin: String(decoding: name, as: UTF8.self), inputSeq: seq)
+    }
+
+    /// A non-empty run of ASCII digits as a number that fits a UInt64; `nil` for anything else.
+    private static func decimal(_ digits: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        guard !digits.isEmpty else { return nil }
+        var value: UInt64 = 0
+        for digit in digits {
+            guard digit >= 0x30 && digit <= 0x39 else { return nil }
+            let (times10, over1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, over2) = times10.addingReportingOverflow(UInt64(digit - 0x30))
+            guard !over1 && !over2 else { return nil }
+            value = sum
+        }
+        return value
     }
 }
