@@ -326,6 +326,8 @@ print(f"{'  default pipeline / reducer alone':52} {m['pipeline_acks'] / m['reduc
 print(f"{'ack-to-out latency at 10,000 acks/s, p50 (us)':52} {m['reducer_latency_p50_us']:12,.0f}")
 print(f"{'ack-to-out latency at 10,000 acks/s, p99 (us)':52} {m['reducer_latency_p99_us']:12,.0f} {'<= 5,000':>12}")
 print(f"{'message_receipts at 100,000 members (us, in-process)':52} {m['message_receipts_us']:12,.1f} {'<= 50':>12}")
+print(f"{'  one ack through the plugin, in process (us)':52} {m['ack_path_us']:12,.2f}")
+print(f"{'  the broker check of one output event (ns)':52} {m['output_check_ns']:12,.0f}")
 print(f"{'unread_counts (us, in-process)':52} {m['unread_counts_us']:12,.1f} {'<= 50':>12}")
 print(f"{'resident bytes per (channel, member)':52} {m['per_member_bytes']:12,.0f} {'<= 100':>12}")
 print(f"{'  the same with threads and mutes':52} {m['per_member_bytes_threads']:12,.0f} {'<= 100':>12}")

@@ -85,10 +85,14 @@ func ackPath(acks: Int = 300_000) -> (perAck: Double, checkPerOutput: Double) {
     return (median(samples), checks.min() ?? 0)
 }
 
+func printAckPath(acks: Int = 300_000) {
+    let path = ackPath(acks: acks)
+    print("RESULT mode=path ack_path_us=\(String(format: "%.2f", path.perAck)) output_check_ns=\(Int(path.checkPerOutput))")
+}
+
 func runBench() throws {
     if CommandLine.arguments.dropFirst().first == "path" {
-        let path = ackPath(acks: CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 300_000)
-        print("RESULT mode=path ack_path_us=\(String(format: "%.2f", path.perAck)) output_check_ns=\(Int(path.checkPerOutput))")
+        printAckPath(acks: CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 300_000)
         return
     }
     var seq: UInt64 = 0
@@ -248,6 +252,8 @@ func runBench() throws {
         "RESULT mode=notices deleted_100k_us=\(Int(deletion.us)) deleted_100k_events=\(deletion.events)",
         "pushed_new_100k_us=\(Int(pushedBig.us)) pushed_new_100k_events=\(pushedBig.events)",
         "pushed_new_1k_us=\(Int(median(smallSamples)))")
+
+    printAckPath()
 }
 
 try runBench()
