@@ -19,12 +19,8 @@ public struct ConsumeRequest: Sendable, Equatable {
     public var stage: String
 
     package static func parse(_ message: CommandMessage, stages: [String]) throws(BusError) -> ConsumeRequest {
-        let arguments = Array(message.arguments)
         func argument(_ position: Int, _ what: String) throws(BusError) -> String {
-            guard position < arguments.count else {
-                throw BusError(.badFrame, "CONSUME: frame \(3 + position) (\(what)) is missing")
-            }
-            return String(decoding: arguments[position], as: UTF8.self)
+            String(decoding: try message.argument(position, what), as: UTF8.self)
         }
         let name = try argument(0, "NAME")
         guard isValidName(name) else {
@@ -35,7 +31,7 @@ public struct ConsumeRequest: Sendable, Equatable {
         guard let credit = Int(creditText), credit >= 1, credit <= WireProtocol.maxCredit else {
             throw BusError(.badArgs, "frame 5: CREDIT must be a decimal from 1 to \(WireProtocol.maxCredit)")
         }
-        let prefixes = Array(arguments.dropFirst(3))
+        let prefixes = Array(message.arguments.dropFirst(3))
         guard !prefixes.isEmpty else {
             throw BusError(.badArgs, "CONSUME: at least one PREFIX frame (frame 6) is needed")
         }

@@ -31,12 +31,10 @@ extension GatewayCore {
 
     /// ACK NAME SEQ: acks in JetStream every EVT in flight up to SEQ; no reply unless it fails.
     func handleAck(_ message: CommandMessage) throws(BusError) {
-        let arguments = Array(message.arguments)
-        guard arguments.count >= 2 else {
-            throw BusError(.badFrame, "ACK: frame \(3 + arguments.count) (\(arguments.isEmpty ? "NAME" : "SEQ")) is missing")
-        }
+        _ = try message.argument(0, "NAME")
+        let seqFrame = try message.argument(1, "SEQ")
         let attachment = try own(message)
-        guard let seq = UInt64(String(decoding: arguments[1], as: UTF8.self)), seq >= 1 else {
+        guard let seq = UInt64(String(decoding: seqFrame, as: UTF8.self)), seq >= 1 else {
             throw BusError(.badArgs, "frame 4: SEQ must be a decimal from 1 to the stream's last sequence")
         }
         let acked = attachment.window.acknowledge(upTo: seq)
@@ -77,7 +75,7 @@ extension GatewayCore {
 
     /// CANCEL NAME: stops delivery; what was in flight comes again at the next CONSUME.
     func handleCancel(_ message: CommandMessage) throws(BusError) {
-        guard !message.arguments.isEmpty else { throw BusError(.badFrame, "CANCEL: frame 3 (NAME) is missing") }
+        _ = try message.argument(0, "NAME")
         let attachment = try own(message)
         detach(attachment.request.name)
         reply(to: message.peer, correlation: message.correlation, [])

@@ -42,9 +42,7 @@ public struct PublishPlan: Sendable, Equatable {
     /// - Throws: The first failure, as the broker words it.
     package static func make(_ message: CommandMessage, stages: [String], maxEventBytes: Int,
                             now: () -> String) throws(BusError) -> PublishPlan {
-        guard let stageFrame = message.arguments.first else {
-            throw BusError(.badFrame, "PUB: frame 3 (STAGE) is missing")
-        }
+        let stageFrame = try message.argument(0, "STAGE")
         let stage = String(decoding: stageFrame, as: UTF8.self)
         let frames = message.arguments.dropFirst()
         guard !frames.isEmpty else {

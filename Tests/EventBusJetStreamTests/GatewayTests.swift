@@ -191,6 +191,24 @@ import ZeroMQ
         }
     }
 
+    /// A request short of a frame is refused `bad_frame` naming the frame, in the broker's words
+    /// (both take them from `CommandMessage.argument`).
+    @Test func aMissingFrameIsNamedAsTheBrokerNamesIt() throws {
+        let fixture = try GatewayFixture()
+        defer { fixture.stop() }
+        let context = try Context()
+        let socket = try Socket(context: context, type: .dealer)
+        try socket.setReceiveTimeout(30_000)
+        try socket.connect(fixture.endpoint)
+        for (request, text) in [(["ACK", "a"], "ACK: frame 3 (NAME) is missing"), (["ACK", "b", "reader"], "ACK: frame 4 (SEQ) is missing"),
+                                (["CANCEL", "c"], "CANCEL: frame 3 (NAME) is missing"), (["PUB", "d"], "PUB: frame 3 (STAGE) is missing"),
+                                (["CONSUME", "e", "reader"], "CONSUME: frame 4 (START) is missing")] {
+            _ = try socket.send((["EB1"] + request).map { Array($0.utf8) })
+            let answer = try #require(try socket.receive()).map { String(decoding: $0, as: UTF8.self) }
+            #expect(answer == ["EB1", "ERR", request[1], "bad_frame", text], "\(request)")
+        }
+    }
+
     /// docs/protocol.md "Batched delivery (EVTS)", on the wire: a connection that asked for
     /// `batch` in HELLO gets its consumer's events in EVTS, in SEQ order, acked as EVTs are;
     /// one that did not gets EVT.

@@ -48,7 +48,7 @@ import Testing
                 return nil
             } catch { return error }
         }
-        #expect(try refusal([])?.code == .badFrame)
+        #expect(try refusal([]) == BusError(.badFrame, "PUB: frame 3 (STAGE) is missing"))
         #expect(try refusal(["in"]) == BusError(.badFrame, "PUB: no EVENT frame after STAGE (frame 4 is missing)"))
         #expect(try refusal(["nowhere", Self.read("x")])?.code == .unknownStage)
         #expect(try refusal(["in", Self.read("x"), "{}"]) == BusError(.badEvent, "event 1: specversion: required"))
@@ -92,7 +92,8 @@ import Testing
                 return nil
             } catch { return error }
         }
-        #expect(try refusal([])?.code == .badFrame)
+        #expect(try refusal([]) == BusError(.badFrame, "CONSUME: frame 3 (NAME) is missing"))
+        #expect(try refusal(["r"]) == BusError(.badFrame, "CONSUME: frame 4 (START) is missing"))
         #expect(try refusal(["Bad"])?.code == .badArgs)
         #expect(try refusal(["r", "resume"]) == BusError(.badFrame, "CONSUME: frame 5 (CREDIT) is missing"))
         #expect(try refusal(["r", "resume", "0", "in/"])?.code == .badArgs)
