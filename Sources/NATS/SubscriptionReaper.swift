@@ -25,7 +25,9 @@ enum SubscriptionReaper {
         let subscription = Handle(pointer: handle)
         DispatchQueue.global(qos: .utility).async {
             _ = natsSubscription_Unsubscribe(subscription.pointer)
-            guard !connection.isClosed, natsConnection_FlushTimeout(connection.handle, 5_000) != NATS_OK, !connection.isClosed else {
+            let readerIsPast = connection.isClosed || natsConnection_FlushTimeout(connection.handle, 5_000) == NATS_OK
+                || connection.isClosed
+            if readerIsPast {
                 natsSubscription_Destroy(subscription.pointer)
                 return
             }

@@ -173,10 +173,7 @@ import ZeroMQ
     @Test func helloListsOrderedForEveryConnection() throws {
         let fixture = try GatewayFixture()
         defer { fixture.stop() }
-        let context = try Context()
-        let socket = try Socket(context: context, type: .dealer)
-        try socket.setReceiveTimeout(30_000)
-        try socket.connect(fixture.endpoint)
+        let socket = try Self.dealer(to: fixture.endpoint)
         func ask(_ json: String) throws -> [[UInt8]] {
             _ = try socket.send(["EB1", "HELLO", "h", json].map { Array($0.utf8) })
             return try #require(try socket.receive())
@@ -191,15 +188,20 @@ import ZeroMQ
         }
     }
 
+    /// A DEALER connected to `endpoint` (30 s receive timeout); it keeps its context alive.
+    static func dealer(to endpoint: String) throws -> Socket {
+        let socket = try Socket(context: try Context(), type: .dealer)
+        try socket.setReceiveTimeout(30_000)
+        try socket.connect(endpoint)
+        return socket
+    }
+
     /// A request short of a frame is refused `bad_frame` naming the frame, in the broker's words
     /// (both take them from `CommandMessage.argument`).
     @Test func aMissingFrameIsNamedAsTheBrokerNamesIt() throws {
         let fixture = try GatewayFixture()
         defer { fixture.stop() }
-        let context = try Context()
-        let socket = try Socket(context: context, type: .dealer)
-        try socket.setReceiveTimeout(30_000)
-        try socket.connect(fixture.endpoint)
+        let socket = try Self.dealer(to: fixture.endpoint)
         for (request, text) in [(["ACK", "a"], "ACK: frame 3 (NAME) is missing"), (["ACK", "b", "reader"], "ACK: frame 4 (SEQ) is missing"),
                                 (["CANCEL", "c"], "CANCEL: frame 3 (NAME) is missing"), (["PUB", "d"], "PUB: frame 3 (STAGE) is missing"),
                                 (["CONSUME", "e", "reader"], "CONSUME: frame 4 (START) is missing")] {

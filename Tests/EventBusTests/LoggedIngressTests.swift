@@ -69,13 +69,7 @@ import Testing
 
     @Test(arguments: [51 as UInt64, 52, 53])
     func agreesWithTheFullPathOnEveryGeneratedEventTheBrokerWouldLog(seed: UInt64) {
-        var ingress = IngressEventGenerator(random: SplitMix64(seed: seed))
-        var mutator = DocumentGenerator(random: SplitMix64(seed: seed &* 17))
-        var read = 0
-        for _ in 0..<3_000 {
-            let event = Array(ingress.event().utf8)
-            for bytes in [event, mutator.mutate(event)] where Self.expectAgreement(bytes) { read += 1 }
-        }
+        let read = ScannedIngressTests.generatedAndMutated(seed: seed).filter { Self.expectAgreement($0) }.count
         #expect(read > 300, "read by the logged path: \(read)")
     }
 
