@@ -26,18 +26,7 @@ import Testing
         return true
     }
 
-    @Test(arguments: [
-        ("message.read", #"{"cid":"messaging:general","user_id":"bob","message_id":"m1","read_at":"2026-11-22T03:10:01.000Z"}"#),
-        ("message.read", #"{"cid":"messaging:general","user_id":"bob","message_id":"m1"}"#),
-        ("message.delivered", #"{"cid":"messaging:general","user_id":"bob","message_id":"m1","delivered_at":"2026-11-22T03:10:01.000Z"}"#),
-        ("message.delivered", #"{"cid":"messaging:general","user_id":"bob","message_id":"m1"}"#),
-        ("notification.mark_read", #"{"cid":"messaging:general","user_id":"bob","read_at":"2026-11-22T03:10:01.000Z"}"#),
-        ("notification.mark_read", #"{"cid":"messaging:general","user_id":"bob"}"#),
-        ("notification.mark_unread", #"{"cid":"messaging:general","user_id":"bob","message_id":"m1"}"#),
-        ("member.added", #"{"cid":"messaging:general","user_id":"bob"}"#),
-        ("member.removed", #"{"cid":"messaging:general","user_id":"bob"}"#),
-        ("message.deleted", #"{"cid":"messaging:general","message_id":"m1"}"#),
-    ])
+    @Test(arguments: ScannedIngressTests.receiptAndMembershipEvents)
     func theReceiptAndMembershipTypesAreReadAsTheFullPathReadsThem(type: String, data: String) {
         #expect(Self.expectAgreement(ScannedIngressTests.event(type, data)))
     }

@@ -29,16 +29,21 @@ import Testing
         Array(#"{"specversion":"1.0","id":"i1","source":"/api","type":"\#(type)","subject":"\#(subject)","time":"2026-11-22T03:10:00.123Z","data":\#(data)}"#.utf8)
     }
 
-    @Test(arguments: [
+    /// One event of each receipt and membership type, with and without its optional time: `(type, data)`.
+    static let receiptAndMembershipEvents = [
         ("message.read", #"{"cid":"messaging:general","user_id":"bob","message_id":"m1","read_at":"2026-11-22T03:10:01.000Z"}"#),
         ("message.read", #"{"cid":"messaging:general","user_id":"bob","message_id":"m1"}"#),
+        ("message.delivered", #"{"cid":"messaging:general","user_id":"bob","message_id":"m1","delivered_at":"2026-11-22T03:10:01.000Z"}"#),
         ("message.delivered", #"{"cid":"messaging:general","user_id":"bob","message_id":"m1"}"#),
+        ("notification.mark_read", #"{"cid":"messaging:general","user_id":"bob","read_at":"2026-11-22T03:10:01.000Z"}"#),
         ("notification.mark_read", #"{"cid":"messaging:general","user_id":"bob"}"#),
         ("notification.mark_unread", #"{"cid":"messaging:general","user_id":"bob","message_id":"m1"}"#),
         ("member.added", #"{"cid":"messaging:general","user_id":"bob"}"#),
         ("member.removed", #"{"cid":"messaging:general","user_id":"bob"}"#),
         ("message.deleted", #"{"cid":"messaging:general","message_id":"m1"}"#),
-    ])
+    ]
+
+    @Test(arguments: receiptAndMembershipEvents)
     func theReceiptAndMembershipTypesAreReadByScans(type: String, data: String) {
         #expect(Self.expectAgreement(Self.event(type, data)))
     }

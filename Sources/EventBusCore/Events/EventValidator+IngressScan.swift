@@ -99,39 +99,55 @@ extension EventValidator {
     /// when not `nil`, except that the envelope carries no `data` tree.
     package static func scannedIngress(_ frame: UnsafeRawBufferPointer) -> (envelope: EnvelopeFields, payload: IngressPayload)? {
         guard let (fields, dataMembers) = try? scanEnvelopeAndData(frame),
-            let (type, data, members) = vouchedData(frame, fields, dataMembers: dataMembers)
+            let (type, _, _) = vouchedData(frame, fields, dataMembers: dataMembers),
+            // Vouched: the members the payload reads are there, plain strings.
+            let payload = receiptPayload(type, data: dataMembers, in: frame)
         else { return nil }
-        // Vouched members are plain strings (no escapes): their bytes are their text.
+        return (fields, payload)
+    }
+
+    /// The payload of a receipt or membership event of `type` from the members of its `data` that a
+    /// scan of the whole frame found (``IngressShape/dataKeys``, offsets in `frame`), read as text;
+    /// `nil` for another type, or when a member it needs is absent, or one it reads (needed or
+    /// optional) is not a string without escapes. What ``scannedIngress(_:)`` builds once the rules
+    /// vouched for the members, and ``loggedIngress(_:type:)`` without them.
+    static func receiptPayload(_ type: EventType, data: JSONScanner.Members, in frame: UnsafeRawBufferPointer) -> IngressPayload? {
+        guard data.root == .object else { return nil }
+        /// A needed member, by its position in `IngressShape.dataKeyNames`.
         func text(_ position: Int) -> String? {
-            IngressRule.plainString(members[position], in: data).map { String(decoding: $0, as: UTF8.self) }
+            IngressRule.plainString(data[position], in: frame).map { String(decoding: $0, as: UTF8.self) }
         }
-        let payload: IngressPayload
+        /// An optional member: `.some(nil)` when absent, `nil` when present but not plain.
+        func optional(_ position: Int) -> String?? {
+            data[position] == nil ? .some(nil) : text(position).map { .some($0) }
+        }
+        let cid = 0, user = 1, message = 2, readAt = 3, deliveredAt = 4
         switch type {
         case .messageRead:
-            guard let cid = text(0), let user = text(1), let message = text(2) else { return nil }
-            payload = .messageRead(cid: cid, userID: user, messageID: message, readAt: text(3))
+            guard let cid = text(cid), let user = text(user), let message = text(message), let readAt = optional(readAt) else { return nil }
+            return .messageRead(cid: cid, userID: user, messageID: message, readAt: readAt)
         case .messageDelivered:
-            guard let cid = text(0), let user = text(1), let message = text(2) else { return nil }
-            payload = .messageDelivered(cid: cid, userID: user, messageID: message, deliveredAt: text(3))
+            guard let cid = text(cid), let user = text(user), let message = text(message), let deliveredAt = optional(deliveredAt)
+            else { return nil }
+            return .messageDelivered(cid: cid, userID: user, messageID: message, deliveredAt: deliveredAt)
         case .notificationMarkRead:
-            guard let cid = text(0), let user = text(1) else { return nil }
-            payload = .notificationMarkRead(cid: cid, userID: user, readAt: text(2))
+            guard let cid = text(cid), let user = text(user), let readAt = optional(readAt) else { return nil }
+            return .notificationMarkRead(cid: cid, userID: user, readAt: readAt)
         case .notificationMarkUnread:
-            guard let cid = text(0), let user = text(1), let message = text(2) else { return nil }
-            payload = .notificationMarkUnread(cid: cid, userID: user, messageID: message)
+            guard let cid = text(cid), let user = text(user), let message = text(message) else { return nil }
+            return .notificationMarkUnread(cid: cid, userID: user, messageID: message)
         case .memberAdded:
-            guard let cid = text(0), let user = text(1) else { return nil }
-            payload = .memberAdded(cid: cid, userID: user)
+            guard let cid = text(cid), let user = text(user) else { return nil }
+            return .memberAdded(cid: cid, userID: user)
         case .memberRemoved:
-            guard let cid = text(0), let user = text(1) else { return nil }
-            payload = .memberRemoved(cid: cid, userID: user)
+            guard let cid = text(cid), let user = text(user) else { return nil }
+            return .memberRemoved(cid: cid, userID: user)
         case .messageDeleted:
-            guard let cid = text(0), let message = text(1) else { return nil }
-            payload = .messageDeleted(cid: cid, messageID: message)
+            guard let cid = text(cid), let message = text(message) else { return nil }
+            return .messageDeleted(cid: cid, messageID: message)
         default:
             return nil
         }
-        return (fields, payload)
     }
 
     // MARK: - Shapes of `data`

@@ -19,46 +19,14 @@ extension EventValidator {
         } catch {
             return nil
         }
-        guard members.root == .object, data.root == .object else { return nil }
-        /// A required member: its text, `nil` when absent or not plain.
-        func text(_ span: JSONScanner.Span?) -> String? {
-            IngressRule.plainString(span, in: frame).map { String(decoding: $0, as: UTF8.self) }
+        guard members.root == .object else { return nil }
+        // `time`, when present, a string without escapes, as the payload's members must be.
+        var time: String?
+        if let span = members[timePosition] {
+            guard let text = IngressRule.plainString(span, in: frame) else { return nil }
+            time = String(decoding: text, as: UTF8.self)
         }
-        /// An optional member: `.some(nil)` when absent, `nil` when present but not plain.
-        func optional(_ span: JSONScanner.Span?) -> String?? {
-            guard let span else { return .some(nil) }
-            return text(span).map { .some($0) }
-        }
-        guard let time = optional(members[timePosition]) else { return nil }
-        // Positions in `IngressShape.dataKeyNames`.
-        let cid = data[0], user = data[1], message = data[2], readAt = data[3], deliveredAt = data[4]
-        let payload: IngressPayload
-        switch type {
-        case .messageRead:
-            guard let cid = text(cid), let user = text(user), let message = text(message), let readAt = optional(readAt) else { return nil }
-            payload = .messageRead(cid: cid, userID: user, messageID: message, readAt: readAt)
-        case .messageDelivered:
-            guard let cid = text(cid), let user = text(user), let message = text(message), let deliveredAt = optional(deliveredAt)
-            else { return nil }
-            payload = .messageDelivered(cid: cid, userID: user, messageID: message, deliveredAt: deliveredAt)
-        case .notificationMarkRead:
-            guard let cid = text(cid), let user = text(user), let readAt = optional(readAt) else { return nil }
-            payload = .notificationMarkRead(cid: cid, userID: user, readAt: readAt)
-        case .notificationMarkUnread:
-            guard let cid = text(cid), let user = text(user), let message = text(message) else { return nil }
-            payload = .notificationMarkUnread(cid: cid, userID: user, messageID: message)
-        case .memberAdded:
-            guard let cid = text(cid), let user = text(user) else { return nil }
-            payload = .memberAdded(cid: cid, userID: user)
-        case .memberRemoved:
-            guard let cid = text(cid), let user = text(user) else { return nil }
-            payload = .memberRemoved(cid: cid, userID: user)
-        case .messageDeleted:
-            guard let cid = text(cid), let message = text(message) else { return nil }
-            payload = .messageDeleted(cid: cid, messageID: message)
-        default:
-            return nil
-        }
+        guard let payload = receiptPayload(type, data: data, in: frame) else { return nil }
         return (time, payload)
     }
 }

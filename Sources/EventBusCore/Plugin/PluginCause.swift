@@ -64,22 +64,8 @@ public struct PluginCause: Sendable, Equatable {
         // SEQ `:` N, both decimal and non-empty; SEQ and N within UInt64.
         let rest = UnsafeBufferPointer(rebasing: id[(name.count + 1)...])
         guard let colon = rest.firstIndex(of: UInt8(ascii: ":")),
-              let seq = decimal(UnsafeBufferPointer(rebasing: rest[..<colon])),
-              decimal(UnsafeBufferPointer(rebasing: rest[(colon + 1)...])) != nil else { return nil }
+              let seq = ASCIIDecimal.parse(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: rest[..<colon]))),
+              ASCIIDecimal.parse(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: rest[(colon + 1)...]))) != nil else { return nil }
         return PluginCause(plugin: String(decoding: name, as: UTF8.self), inputSeq: seq)
-    }
-
-    /// A non-empty run of ASCII digits as a number that fits a UInt64; `nil` for anything else.
-    private static func decimal(_ digits: UnsafeBufferPointer<UInt8>) -> UInt64? {
-        guard !digits.isEmpty else { return nil }
-        var value: UInt64 = 0
-        for digit in digits {
-            guard digit >= 0x30 && digit <= 0x39 else { return nil }
-            let (times10, over1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, over2) = times10.addingReportingOverflow(UInt64(digit - 0x30))
-            guard !over1 && !over2 else { return nil }
-            value = sum
-        }
-        return value
     }
 }

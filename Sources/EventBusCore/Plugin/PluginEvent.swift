@@ -28,8 +28,11 @@ public struct PluginEvent: Sendable {
     /// every ingress rule before it logs an event.
     var isLoggedAtIn: Bool {
         var topic = topic
-        return topic.withUTF8 { $0.count > 3 && $0[0] == UInt8(ascii: "i") && $0[1] == UInt8(ascii: "n") && $0[2] == UInt8(ascii: "/") }
+        return topic.withUTF8 { $0.count > Self.inPrefix.count && $0.starts(with: Self.inPrefix) }
     }
+
+    /// How a topic of stage `in` starts.
+    private static let inPrefix = Array((Stage.in + "/").utf8)
 
     /// The subject, read from the topic without parsing the event: what lies between its
     /// first and second `/`.
