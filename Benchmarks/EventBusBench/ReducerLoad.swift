@@ -156,17 +156,28 @@ func reducer(endpoint: String, acks: Int, batch: Int, window: Int, rate: Int?, t
             }
         }
     } else {
+        // As a backend's client sends them (BusClient, the plugin SDK): a batch as one PUBS,
+        // its confirm in one frame (compact_ok), read in place.
+        try helloCompact(publisher)
         var sent = 0, confirmed = 0, outstanding = 0
         while confirmed < acks {
             while outstanding < window && sent < acks {
                 let end = min(acks, sent + batch)
                 for i in sent..<end { sentAt[i] = now() }
-                try publisher.send(frames("PUB", "p", [Array("in".utf8)] + events[sent..<end]))
+                if end - sent > 1 {
+                    try publisher.send(frames("PUBS", "p", [Array("in".utf8), PublishBatch.encode(events[sent..<end])]))
+                } else {
+                    try publisher.send(frames("PUB", "p", [Array("in".utf8)] + events[sent..<end]))
+                }
                 outstanding += 1
                 sent = end
             }
-            guard let reply = try publisher.receive(), reply[1] == Array("OK".utf8) else { throw ProcessError("PUB refused") }
-            confirmed += reply.count - 3
+            var isOK = false, seqs = 0
+            guard let frameCount = try publisher.receive(visiting: { index, bytes in
+                if index == 1 { isOK = bytes.elementsEqual("OK".utf8) }
+                if index >= 3 && isOK { seqs += 1 + bytes.reduce(0) { $0 + ($1 == UInt8(ascii: " ") ? 1 : 0) } }
+            }), frameCount >= 4, isOK else { throw ProcessError("PUB refused") }
+            confirmed += seqs
             outstanding -= 1
         }
     }
