@@ -12,12 +12,15 @@ EXAMPLES_WITH_TESTS = examples/chat-backend examples/gateway
 # Parts of the bus in packages of their own, for the same reason, each with tests: the HTTP
 # ingress eventbus-http (docs/http.md), which `eventbus up --http` finds by EVENTBUS_HTTP.
 EDGES = edge/http
+# `make test` builds the examples and the edges in one scratch folder: their shared dependencies
+# (the bus's own modules, swift-nio, Hummingbird) compile once, not once per package.
+PACKAGES_SCRATCH = $(CURDIR)/.build-packages
 # Where the tests find the executables they start (Sources/EventBusTesting/BuildFolder.swift).
 TEST_ENV = EVENTBUS_BIN=$(CURDIR)/.build/debug/eventbus \
-	EVENTBUS_EXAMPLE_PLUGINS_BIN=$(CURDIR)/examples/plugins/.build/debug \
-	EVENTBUS_EXAMPLE_CHAT_BACKEND_BIN=$(CURDIR)/examples/chat-backend/.build/debug \
-	EVENTBUS_EXAMPLE_GATEWAY_BIN=$(CURDIR)/examples/gateway/.build/debug \
-	EVENTBUS_HTTP=$(CURDIR)/edge/http/.build/debug/eventbus-http
+	EVENTBUS_EXAMPLE_PLUGINS_BIN=$(PACKAGES_SCRATCH)/debug \
+	EVENTBUS_EXAMPLE_CHAT_BACKEND_BIN=$(PACKAGES_SCRATCH)/debug \
+	EVENTBUS_EXAMPLE_GATEWAY_BIN=$(PACKAGES_SCRATCH)/debug \
+	EVENTBUS_HTTP=$(PACKAGES_SCRATCH)/debug/eventbus-http
 
 .PHONY: run test test-swift test-examples test-edges test-python test-formal test-chaos test-mutants chaos build examples edges release bench clean fuzz fuzz-build
 
@@ -56,8 +59,8 @@ test:
 	@scripts/ensure-deps.sh --test
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	@for package in $(EXAMPLES) $(EDGES); do \
-		echo "$(SWIFT) build --build-tests --package-path $$package $(SWIFTFLAGS)"; \
-		$(SWIFT) build --build-tests --package-path $$package $(SWIFTFLAGS) || exit 1; \
+		echo "$(SWIFT) build --build-tests --package-path $$package --scratch-path $(PACKAGES_SCRATCH) $(SWIFTFLAGS)"; \
+		$(SWIFT) build --build-tests --package-path $$package --scratch-path $(PACKAGES_SCRATCH) $(SWIFTFLAGS) || exit 1; \
 	done
 	$(MAKE) test-formal test-swift test-examples test-edges test-python test-chaos test-mutants
 
@@ -70,14 +73,14 @@ test-swift:
 
 test-examples:
 	@for package in $(EXAMPLES_WITH_TESTS); do \
-		echo "$(SWIFT) test --skip-build --package-path $$package"; \
-		$(TEST_ENV) $(SWIFT) test --skip-build --package-path $$package || exit 1; \
+		echo "$(SWIFT) test --skip-build --package-path $$package --scratch-path $(PACKAGES_SCRATCH)"; \
+		$(TEST_ENV) $(SWIFT) test --skip-build --package-path $$package --scratch-path $(PACKAGES_SCRATCH) || exit 1; \
 	done
 
 test-edges:
 	@for package in $(EDGES); do \
-		echo "$(SWIFT) test --skip-build --package-path $$package"; \
-		$(TEST_ENV) $(SWIFT) test --skip-build --package-path $$package || exit 1; \
+		echo "$(SWIFT) test --skip-build --package-path $$package --scratch-path $(PACKAGES_SCRATCH)"; \
+		$(TEST_ENV) $(SWIFT) test --skip-build --package-path $$package --scratch-path $(PACKAGES_SCRATCH) || exit 1; \
 	done
 
 test-python:
@@ -151,4 +154,4 @@ bench:
 	@Benchmarks/run.sh
 
 clean:
-	rm -rf .build $(EXAMPLES:%=%/.build) $(EDGES:%=%/.build)
+	rm -rf .build $(EXAMPLES:%=%/.build) $(EDGES:%=%/.build) $(PACKAGES_SCRATCH) $(MUTANT_SCRATCH)
