@@ -62,7 +62,7 @@ struct ReceiptReducerPlugin: Plugin {
             }
             input = (payload.type, envelope.time, payload, envelope.data)
         } else {
-            guard let (type, time, payload) = try event.ingressPayload() else {
+            guard let (type, time, payload) = try event.ingressPayload(type: type) else {
                 output.pass(event)
                 return
             }

@@ -102,6 +102,13 @@ public struct PluginEvent: Sendable {
     /// An event of stage `in` passed every ingress rule before the broker logged it, so for one of those
     /// types its members are only read, not judged again.
     public func ingressPayload() throws(EventValidationError) -> (type: EventType, time: String?, payload: IngressPayload)? {
+        try ingressPayload(type: type)
+    }
+
+    /// ``ingressPayload()`` for a caller that has read ``type`` already (a plugin that dispatched on it).
+    package func ingressPayload(
+        type: Substring
+    ) throws(EventValidationError) -> (type: EventType, time: String?, payload: IngressPayload)? {
         guard let known = EventType(rawValue: String(type)), known.isIngress else { return nil }
         if isLoggedAtIn, let logged = bytes.withUnsafeBytes({ EventValidator.loggedIngress($0, type: known) }) {
             return (known, logged.time, logged.payload)
