@@ -21,13 +21,14 @@ extension BrokerCore {
         while consumer.inFlight.count < consumer.credit && consumer.nextSeq <= visibleSeq {
             let room = min(perMessage, consumer.credit - consumer.inFlight.count)
             outgoing.removeAll(keepingCapacity: true)
+            var candidates = index.candidates(in: consumer.stages, from: consumer.nextSeq)
             // The records ahead, its own among others' (stages interleave in the log).
-            if let next = nextCandidate(for: consumer), next <= visibleSeq {
+            if let next = candidates.peek(), next <= visibleSeq {
                 cache.prefetch(from: next, count: min(Int(visibleSeq - next) + 1, 4 * room))
             }
             var bytes = 0
             while outgoing.count < room && bytes < WireProtocol.maxBatchBytes && consumer.nextSeq <= visibleSeq {
-                guard let seq = nextCandidate(for: consumer), seq <= visibleSeq else {
+                guard let seq = candidates.next(), seq <= visibleSeq else {
                     consumer.nextSeq = visibleSeq + 1
                     break
                 }
@@ -137,15 +138,6 @@ extension BrokerCore {
         // Safe: an allocated buffer always has a base address.
         let count = ASCIIDecimal.write(value, to: decimalScratch.baseAddress!)
         try output.sendFrame(UnsafeRawBufferPointer(rebasing: decimalScratch[..<count]), more: more)
-    }
-
-    private func nextCandidate(for consumer: ConsumerState) -> UInt64? {
-        guard let stages = consumer.stages else { return consumer.nextSeq }
-        var best: UInt64?
-        for stage in stages {
-            if let seq = index.next(in: stage, atOrAfter: consumer.nextSeq), seq < (best ?? .max) { best = seq }
-        }
-        return best
     }
 
     /// The topic prefix of stage `out`, compared as bytes on the delivery path.
