@@ -161,9 +161,19 @@ import ZeroMQ
         let consumer = try #require(made)
         let last = try jetStream.streamInfo(stream).lastSequence
         var events: [(id: String, event: [UInt8])] = []
-        var read: UInt64 = 0, empty = 0
+        var read: UInt64 = 0, empty = 0, unanswered = 0
         while read < last && empty < 20 {
-            let messages = try consumer.fetch(batch: 500, timeout: .seconds(1))
+            // A consumer just made may have no leader yet (seen once on a loaded machine: "No
+            // responders available for request"): asked again, for up to about 10 s.
+            var messages: [JetStreamMessage] = []
+            do {
+                messages = try consumer.fetch(batch: 500, timeout: .seconds(1))
+            } catch {
+                guard error.isNoResponders, unanswered < 50 else { throw error }
+                unanswered += 1
+                Thread.sleep(forTimeInterval: 0.2)  // a poll interval
+                continue
+            }
             if messages.isEmpty { empty += 1 }
             for message in messages {
                 read += 1
