@@ -81,6 +81,17 @@ import Testing
             == Array("out/@bob/notification.mark_read".utf8))
     }
 
+    /// The broker's form: slices of the frame, wherever they lie in it; empty parts too.
+    @Test func topicFromBytesIsTheSameTopic() {
+        let frame = Array(#"{"subject":"messaging:general","type":"message.read"}"#.utf8)
+        let subject = frame[12..<29], type = frame[39..<51]
+        #expect(String(decoding: subject, as: UTF8.self) == "messaging:general")
+        #expect(String(decoding: type, as: UTF8.self) == "message.read")
+        #expect(Topic.make(stage: Array("out".utf8), subject: subject, type: type)
+            == Topic.make(stage: "out", subject: "messaging:general", type: "message.read"))
+        #expect(Topic.make(stage: [], subject: frame[0..<0], type: frame[(frame.count - 1)...]) == Array("//}".utf8))
+    }
+
     @Test func subjectPrefixEndsWithASlash() {
         #expect(Topic.prefix(stage: "out", subject: "@bob") == Array("out/@bob/".utf8))
     }

@@ -34,7 +34,7 @@ extension BrokerCore {
                 }
                 consumer.nextSeq = seq + 1
                 guard let record = record(seq), consumer.matches(record.topic),
-                      !record.topic.starts(with: Self.outPrefix) || Self.isStreamable(type: record.typeBytes) else { continue }
+                      !record.topic.starts(with: Self.outPrefix) || record.isStreamable else { continue }
                 outgoing.append(record)
                 bytes += record.topic.count + record.event.count
             }

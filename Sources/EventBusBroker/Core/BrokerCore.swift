@@ -197,7 +197,7 @@ final class BrokerCore {
     /// leave the broker (private types, `query`, `reply`) are only counted, so
     /// that consumers of `out` neither scan them nor see them as lag.
     func indexRecord(_ record: RoutedRecord, stage: String) {
-        if stage == Stage.out && !Self.isStreamable(type: record.typeBytes) {
+        if stage == Stage.out && !record.isStreamable {
             withheldOut += 1
         } else {
             index.append(stage: stage, seq: record.seq)
@@ -206,16 +206,15 @@ final class BrokerCore {
 
     /// Sends an `out` or `diag` event to the stream, or a `reply` to its requester.
     func route(_ record: RoutedRecord, stage: String) {
-        let type = record.typeBytes
-        if stage == Stage.out && type.elementsEqual(Self.replyType) {
+        if stage == Stage.out && record.hasType(Self.replyType) {
             deliverReply(record)
             return
         }
-        if stage == Stage.out && type.elementsEqual(Self.queryType) {
+        if stage == Stage.out && record.hasType(Self.queryType) {
             answerUnservedQuery(record)
             return
         }
-        guard Self.isStreamable(type: type) else { return }
+        guard record.isStreamable else { return }
         var seq = record.seq.bigEndian
         let seqBytes = withUnsafeBytes(of: &seq) { Array($0) }
         publishToStream([record.topic, seqBytes, record.event])
@@ -229,7 +228,7 @@ final class BrokerCore {
 
     /// Whether events of `type` may leave the broker on the stream or to `out`
     /// consumers; compared as bytes, on the delivery path.
-    static func isStreamable(type: ArraySlice<UInt8>) -> Bool {
+    static func isStreamable(type: UnsafeBufferPointer<UInt8>) -> Bool {
         !withheldTypes.contains { $0.count == type.count && $0.elementsEqual(type) }
     }
 

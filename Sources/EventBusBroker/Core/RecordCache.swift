@@ -46,13 +46,22 @@ struct RoutedRecord: Sendable {
     }
 
     /// The event type: the topic after its last `/`.
-    var type: String { String(decoding: typeBytes, as: UTF8.self) }
+    var type: String { withTypeBytes { String(decoding: $0, as: UTF8.self) } }
 
-    /// The event type's bytes, a slice of the topic: no string made.
-    var typeBytes: ArraySlice<UInt8> {
-        guard let slash = topic.lastIndex(of: UInt8(ascii: "/")) else { return [] }
-        return topic[(slash + 1)...]
+    /// Lends `body` the event type's bytes where they lie in the topic: no string, and no slice
+    /// that would retain and release the topic (the delivery path asks per record).
+    func withTypeBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        topic.withUnsafeBufferPointer { topic in
+            let start = topic.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? topic.count
+            return body(UnsafeBufferPointer(rebasing: topic[start...]))
+        }
     }
+
+    /// Whether the event may leave the broker: ``BrokerCore/isStreamable(type:)`` of its type.
+    var isStreamable: Bool { withTypeBytes(BrokerCore.isStreamable(type:)) }
+
+    /// Whether the event's type is `type`.
+    func hasType(_ type: [UInt8]) -> Bool { withTypeBytes { $0.elementsEqual(type) } }
 }
 
 /// The newest logged events, kept in memory so that consumers at the head are

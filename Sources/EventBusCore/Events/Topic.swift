@@ -17,15 +17,27 @@ public enum Topic {
     }
 
     /// The topic bytes of an event whose subject and type are given as bytes.
+    ///
+    /// Copied through buffer pointers into storage of the final size: the broker makes one per
+    /// event, and appending the parts retained and released each part's storage.
     public static func make(stage: [UInt8], subject: ArraySlice<UInt8>, type: ArraySlice<UInt8>) -> [UInt8] {
-        var topic: [UInt8] = []
-        topic.reserveCapacity(stage.count + subject.count + type.count + 2)
-        topic.append(contentsOf: stage)
-        topic.append(UInt8(ascii: "/"))
-        topic.append(contentsOf: subject)
-        topic.append(UInt8(ascii: "/"))
-        topic.append(contentsOf: type)
-        return topic
+        let count = stage.count + subject.count + type.count + 2
+        return [UInt8](unsafeUninitializedCapacity: count) { topic, initialized in
+            // Safe: a buffer of capacity count ≥ 2 has a base address.
+            var next = topic.baseAddress!
+            func put(_ part: UnsafeBufferPointer<UInt8>) {
+                if let bytes = part.baseAddress { next.initialize(from: bytes, count: part.count) }
+                next += part.count
+            }
+            stage.withUnsafeBufferPointer(put)
+            next.initialize(to: UInt8(ascii: "/"))
+            next += 1
+            subject.withUnsafeBufferPointer(put)
+            next.initialize(to: UInt8(ascii: "/"))
+            next += 1
+            type.withUnsafeBufferPointer(put)
+            initialized = count
+        }
     }
 
     /// The subscription prefix for every event of `subject` at `stage`:

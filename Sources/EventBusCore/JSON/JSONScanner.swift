@@ -81,9 +81,12 @@ package enum JSONScanner {
 
         /// The position of the member whose key has these raw bytes (no escape, ASCII only), or -1.
         ///
-        /// - Parameter table: ``table``'s storage.
+        /// - Parameters:
+        ///   - table: ``table``'s storage.
+        ///   - keys: The set itself, read only for a name longer than 16 bytes (a pointer: the
+        ///     scanner holds no reference, so a scan retains and releases nothing for it).
         @inline(__always)
-        static func index(ofRaw key: UnsafeRawBufferPointer, table: UnsafeBufferPointer<UInt64>, names: [String]) -> Int {
+        static func index(ofRaw key: UnsafeRawBufferPointer, table: UnsafeBufferPointer<UInt64>, keys: UnsafePointer<Keys>) -> Int {
             let length = key.count
             let first = word(key, from: 0, count: min(length, 8))
             let second = length > 8 ? word(key, from: 8, count: min(length - 8, 8)) : 0
@@ -92,7 +95,7 @@ package enum JSONScanner {
                 if table[slot] == UInt64(length) && table[slot + 1] == first && table[slot + 2] == second {
                     let position = slot / 3
                     // Names longer than 16 bytes: the rest compared as bytes.
-                    if length <= 16 || names[position].utf8.elementsEqual(key) { return position }
+                    if length <= 16 || keys.pointee.names[position].utf8.elementsEqual(key) { return position }
                 }
                 slot += 3
             }
@@ -226,12 +229,17 @@ package enum JSONScanner {
         func attempt(_ keyStack: UnsafeMutableBufferPointer<Int>) -> JSONError? {
             members.pointee = Members(root: .null)
             found?.pointee = Members(root: .null)
-            return keys.table.withUnsafeBufferPointer { table in
-                (nested ?? noKeys).table.withUnsafeBufferPointer { nestedTable in
-                    let capture = nested.flatMap { nested in
-                        found.map { NestedCapture(parent: parent, keys: nested, table: nestedTable, members: $0) }
+            // The sets by pointer and their tables by buffer: the scanner holds no reference to count.
+            return withUnsafePointer(to: keys) { keys in
+                withUnsafePointer(to: nested ?? noKeys) { nestedKeys in
+                    keys.pointee.table.withUnsafeBufferPointer { table in
+                        nestedKeys.pointee.table.withUnsafeBufferPointer { nestedTable in
+                            let capture = nested == nil ? nil : found.map {
+                                NestedCapture(parent: parent, keys: nestedKeys, table: nestedTable, members: $0)
+                            }
+                            return run(bytes, keys: keys, table: table, members: members, nested: capture, keyStack: keyStack)
+                        }
                     }
-                    return run(bytes, keys: keys, table: table, members: members, nested: capture, keyStack: keyStack)
                 }
             }
         }
@@ -246,7 +254,7 @@ package enum JSONScanner {
 
     /// Scans; the error, if any, is returned rather than thrown, so that it crosses the closures above.
     private static func run(
-        _ bytes: UnsafeRawBufferPointer, keys: Keys, table: UnsafeBufferPointer<UInt64>,
+        _ bytes: UnsafeRawBufferPointer, keys: UnsafePointer<Keys>, table: UnsafeBufferPointer<UInt64>,
         members: UnsafeMutablePointer<Members>, nested: NestedCapture?, keyStack: UnsafeMutableBufferPointer<Int>
     ) -> JSONError? {
         var scanner = Scanner(
@@ -345,7 +353,7 @@ private struct NestedCapture {
     /// The position of that member in the top-level names.
     let parent: Int
     /// The names to find in its object.
-    let keys: JSONScanner.Keys
+    let keys: UnsafePointer<JSONScanner.Keys>
     /// `keys.table`'s storage.
     let table: UnsafeBufferPointer<UInt64>
     /// Where their spans go.
@@ -360,7 +368,7 @@ private struct Scanner {
     let bytes: UnsafeRawBufferPointer
     let count: Int
     var index = 0
-    let keys: JSONScanner.Keys
+    let keys: UnsafePointer<JSONScanner.Keys>
     let keyTable: UnsafeBufferPointer<UInt64>
     let members: UnsafeMutablePointer<JSONScanner.Members>
     /// The members to find in the object value of one top-level member, if asked.
@@ -377,7 +385,7 @@ private struct Scanner {
     static let nonASCII: UInt8 = 2
 
     init(
-        bytes: UnsafeRawBufferPointer, keys: JSONScanner.Keys, keyTable: UnsafeBufferPointer<UInt64>,
+        bytes: UnsafeRawBufferPointer, keys: UnsafePointer<JSONScanner.Keys>, keyTable: UnsafeBufferPointer<UInt64>,
         members: UnsafeMutablePointer<JSONScanner.Members>, nested: NestedCapture?,
         keyStack: UnsafeMutableBufferPointer<Int>
     ) {
@@ -483,16 +491,16 @@ private struct Scanner {
                     flags == 0
                     ? JSONScanner.Keys.index(
                         ofRaw: UnsafeRawBufferPointer(rebasing: bytes[keyStart..<keyEnd]), table: keyTable,
-                        names: keys.names)
-                    : keys.index(ofDecoded: JSONScanner.decode(bytes, from: keyStart, to: keyEnd))
+                        keys: keys)
+                    : keys.pointee.index(ofDecoded: JSONScanner.decode(bytes, from: keyStart, to: keyEnd))
             } else if depth == 2 && inNested, let nested {
                 // The nested object asked for: the same question with its names.
                 nestedWanted =
                     flags == 0
                     ? JSONScanner.Keys.index(
                         ofRaw: UnsafeRawBufferPointer(rebasing: bytes[keyStart..<keyEnd]), table: nested.table,
-                        names: nested.keys.names)
-                    : nested.keys.index(ofDecoded: JSONScanner.decode(bytes, from: keyStart, to: keyEnd))
+                        keys: nested.keys)
+                    : nested.keys.pointee.index(ofDecoded: JSONScanner.decode(bytes, from: keyStart, to: keyEnd))
             }
             skipWhitespace()
             guard index < count, bytes[index] == 0x3A else {
