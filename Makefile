@@ -4,8 +4,8 @@ DATA_DIR ?= .eventbus
 SWIFTFLAGS ?=
 # What `make run` starts: `eventbus up`, whose default pipeline's plugins it finds beside it.
 BUS_PRODUCTS = eventbus receipt-reducer read-privacy delivery-privacy
-# The examples: packages of their own on the bus (by path), each with its own build folder,
-# so that the bus builds without their web framework. The first has no tests of its own:
+# The examples: packages of their own on the bus (by path), built apart from the root, so
+# that the bus builds without their web framework. The first has no tests of its own:
 # the root's supervisor tests run its plugins.
 EXAMPLES = examples/plugins examples/chat-backend examples/gateway
 EXAMPLES_WITH_TESTS = examples/chat-backend examples/gateway

@@ -2,8 +2,10 @@ import Foundation
 
 /// Where the tests find the executables they start. The bus's own (`eventbus`, the
 /// built-in plugins) are in the root package's build folder; each example is a package
-/// of its own under examples/ with its own build folder, which `make test` builds before
-/// the tests. The Makefile's TEST_ENV names them: EVENTBUS_BIN, EVENTBUS_HTTP and EVENTBUS_EXAMPLE_*_BIN.
+/// of its own under examples/, which `make test` builds before the tests, all of them in
+/// one scratch folder (`.build-packages`) apart from the root's. The Makefile's TEST_ENV
+/// names them: EVENTBUS_BIN, EVENTBUS_HTTP and EVENTBUS_EXAMPLE_*_BIN; without it, each
+/// package's own `.build`.
 public enum BuildFolder {
     /// The repository root: the nearest folder above this file with Sources/EventBusBroker
     /// (this file is compiled from the root package, whichever package's tests use it).

@@ -8,7 +8,7 @@ import Testing
 /// whole log would (the reference here), trimmed or not.
 @Suite struct StageIndexTests {
     /// Everything the walk yields, up to `last` (the caller's bound, the last committed SEQ).
-    private static func walk(_ candidates: Candidates, through last: UInt64) -> [UInt64] {
+    private static func walk(_ candidates: StageIndex.Candidates, through last: UInt64) -> [UInt64] {
         var candidates = candidates
         var seqs: [UInt64] = []
         while let seq = candidates.next(), seq <= last { seqs.append(seq) }

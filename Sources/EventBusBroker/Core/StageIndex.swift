@@ -64,50 +64,52 @@ struct StageIndex {
     }
 }
 
-/// The SEQs of a consumer's stages from one SEQ on, in order, for its delivery to take one
-/// after another: one binary search per stage when made, then a step per SEQ (a search per
-/// SEQ cost about a cache miss each on a long log). For every stage (no list), each SEQ in
-/// turn, unbounded: the caller stops at the last committed one.
-///
-/// It holds the lists as they were when made: make one per delivery round, never across an
-/// append.
-struct Candidates {
-    private var lists: [(seqs: [UInt64], position: Int)]
-    private var every: UInt64?
+extension StageIndex {
+    /// The SEQs of a consumer's stages from one SEQ on, in order, for its delivery to take one
+    /// after another: one binary search per stage when made, then a step per SEQ (a search per
+    /// SEQ cost about a cache miss each on a long log). For every stage (no list), each SEQ in
+    /// turn, unbounded: the caller stops at the last committed one.
+    ///
+    /// It holds the lists as they were when made: make one per delivery round, never across an
+    /// append.
+    struct Candidates {
+        private var lists: [(seqs: [UInt64], position: Int)]
+        private var every: UInt64?
 
-    init(lists: [(seqs: [UInt64], position: Int)]) {
-        self.lists = lists
-    }
+        init(lists: [(seqs: [UInt64], position: Int)]) {
+            self.lists = lists
+        }
 
-    init(every seq: UInt64) {
-        lists = []
-        every = seq
-    }
+        init(every seq: UInt64) {
+            lists = []
+            every = seq
+        }
 
-    /// The next SEQ, without taking it.
-    func peek() -> UInt64? {
-        if let every { return every }
-        return head()?.seq
-    }
+        /// The next SEQ, without taking it.
+        func peek() -> UInt64? {
+            if let every { return every }
+            return head()?.seq
+        }
 
-    /// Takes the next SEQ; nil when the stages have no more.
-    mutating func next() -> UInt64? {
-        if let seq = every {
-            every = seq + 1
+        /// Takes the next SEQ; nil when the stages have no more.
+        mutating func next() -> UInt64? {
+            if let seq = every {
+                every = seq + 1
+                return seq
+            }
+            guard let (list, seq) = head() else { return nil }
+            lists[list].position += 1
             return seq
         }
-        guard let (list, seq) = head() else { return nil }
-        lists[list].position += 1
-        return seq
-    }
 
-    /// The list whose next SEQ is the lowest, and that SEQ.
-    private func head() -> (list: Int, seq: UInt64)? {
-        var best: (list: Int, seq: UInt64)?
-        for list in lists.indices where lists[list].position < lists[list].seqs.count {
-            let seq = lists[list].seqs[lists[list].position]
-            if seq < best?.seq ?? .max { best = (list, seq) }
+        /// The list whose next SEQ is the lowest, and that SEQ.
+        private func head() -> (list: Int, seq: UInt64)? {
+            var best: (list: Int, seq: UInt64)?
+            for list in lists.indices where lists[list].position < lists[list].seqs.count {
+                let seq = lists[list].seqs[lists[list].position]
+                if seq < best?.seq ?? .max { best = (list, seq) }
+            }
+            return best
         }
-        return best
     }
 }
