@@ -58,9 +58,10 @@ final class OutputRecording: BrokerOutput {
         return true
     }
 
-    func publish(_ frames: [[UInt8]], dropIfFull: Bool) throws(ZMQError) -> Bool {
+    func publish(topic: [UInt8], seq: UInt64, event: [UInt8], dropIfFull: Bool) throws(ZMQError) -> Bool {
         if streamFull && !dropIfFull { return false }
-        published.append(frames)
+        var bigEndian = seq.bigEndian
+        published.append([topic, withUnsafeBytes(of: &bigEndian) { Array($0) }, event])
         return true
     }
 

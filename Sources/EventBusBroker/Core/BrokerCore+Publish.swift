@@ -267,11 +267,11 @@ extension BrokerCore {
     /// with room gets it, the full one misses it and libzmq skips it until it
     /// has read its queue down. A slow subscriber thus never holds back the
     /// others nor grows the broker's memory, and STATS shows that it fell behind.
-    func publishToStream(_ frames: [[UInt8]]) {
+    func publishToStream(_ record: RoutedRecord) {
         do {
-            if try output.publish(frames, dropIfFull: false) { return }
+            if try output.publish(topic: record.topic, seq: record.seq, event: record.event, dropIfFull: false) { return }
             statistics.streamOverflows += 1
-            _ = try output.publish(frames, dropIfFull: true)
+            _ = try output.publish(topic: record.topic, seq: record.seq, event: record.event, dropIfFull: true)
         } catch {
             logger.warning("stream send failed", metadata: ["error.type": "\(error)"])
         }

@@ -215,9 +215,7 @@ final class BrokerCore {
             return
         }
         guard record.isStreamable else { return }
-        var seq = record.seq.bigEndian
-        let seqBytes = withUnsafeBytes(of: &seq) { Array($0) }
-        publishToStream([record.topic, seqBytes, record.event])
+        publishToStream(record)
     }
 
     static let replyType = Array(EventType.reply.rawValue.utf8)

@@ -1,4 +1,7 @@
 import ZeroMQ
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Everything the broker core sends: messages to peers (the ROUTER side)
 /// and the live stream (the XPUB side).
@@ -24,11 +27,11 @@ protocol BrokerOutput: AnyObject {
     @discardableResult
     func send(to peer: [UInt8], _ frames: [[UInt8]]) throws(ZMQError) -> Bool
 
-    /// Publishes one message on the live stream. With `dropIfFull` false, a full
-    /// subscriber makes it return `false` (nothing sent); with true, the full
-    /// subscribers miss it and the others get it.
+    /// Publishes one event on the live stream: TOPIC, SEQ (8 bytes, big-endian),
+    /// EVENT. With `dropIfFull` false, a full subscriber makes it return `false`
+    /// (nothing sent); with true, the full subscribers miss it and the others get it.
     @discardableResult
-    func publish(_ frames: [[UInt8]], dropIfFull: Bool) throws(ZMQError) -> Bool
+    func publish(topic: [UInt8], seq: UInt64, event: [UInt8], dropIfFull: Bool) throws(ZMQError) -> Bool
     /// Applies a stream subscription (or its removal) that the core allowed.
     func subscribe(_ prefix: [UInt8], _ on: Bool) throws(ZMQError)
 }
@@ -64,12 +67,27 @@ final class SocketOutput: BrokerOutput {
     }
 
     @discardableResult
-    func publish(_ frames: [[UInt8]], dropIfFull: Bool) throws(ZMQError) -> Bool {
-        guard dropIfFull else { return try stream.send(frames, dontWait: true) }
+    func publish(topic: [UInt8], seq: UInt64, event: [UInt8], dropIfFull: Bool) throws(ZMQError) -> Bool {
+        guard dropIfFull else { return try sendStreamFrames(topic: topic, seq: seq, event: event) }
         // XPUB_NODROP is on so that a full subscriber is seen; off for this one send.
         try stream.setXPubNoDrop(false)
         defer { try? stream.setXPubNoDrop(true) }
-        return try stream.send(frames, dontWait: true)
+        return try sendStreamFrames(topic: topic, seq: seq, event: event)
+    }
+
+    /// The three frames, each from where it lies: no array of frames, no array for the SEQ
+    /// (two allocations per event of `out` and `diag` before).
+    private func sendStreamFrames(topic: [UInt8], seq: UInt64, event: [UInt8]) throws(ZMQError) -> Bool {
+        // libzmq queues a multipart message atomically: only the first frame can find a full queue.
+        guard try stream.sendFrame(topic, more: true, dontWait: true) else { return false }
+        var bigEndian = seq.bigEndian
+        let sent = withUnsafeBytes(of: &bigEndian) { bytes in
+            Result { () throws(ZMQError) -> Bool in try stream.sendFrame(bytes, more: true, dontWait: true) }
+        }
+        guard try sent.get(), try stream.sendFrame(event, more: false, dontWait: true) else {
+            throw ZMQError(code: EAGAIN, operation: "zmq_send")
+        }
+        return true
     }
 
     func subscribe(_ prefix: [UInt8], _ on: Bool) throws(ZMQError) {
