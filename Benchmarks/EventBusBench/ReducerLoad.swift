@@ -156,28 +156,18 @@ func reducer(endpoint: String, acks: Int, batch: Int, window: Int, rate: Int?, t
             }
         }
     } else {
-        // As a backend's client sends them (BusClient, the plugin SDK): a batch as one PUBS,
-        // its confirm in one frame (compact_ok), read in place.
+        // As a backend's client sends them (BusClient, the plugin SDK): its confirms in one frame.
         try helloCompact(publisher)
         var sent = 0, confirmed = 0, outstanding = 0
         while confirmed < acks {
             while outstanding < window && sent < acks {
                 let end = min(acks, sent + batch)
                 for i in sent..<end { sentAt[i] = now() }
-                if end - sent > 1 {
-                    try publisher.send(frames("PUBS", "p", [Array("in".utf8), PublishBatch.encode(events[sent..<end])]))
-                } else {
-                    try publisher.send(frames("PUB", "p", [Array("in".utf8)] + events[sent..<end]))
-                }
+                try sendBatch(events[sent..<end], to: "in", through: publisher, correlation: "p")
                 outstanding += 1
                 sent = end
             }
-            var isOK = false, seqs = 0
-            guard let frameCount = try publisher.receive(visiting: { index, bytes in
-                if index == 1 { isOK = bytes.elementsEqual("OK".utf8) }
-                if index >= 3 && isOK { seqs += 1 + bytes.reduce(0) { $0 + ($1 == UInt8(ascii: " ") ? 1 : 0) } }
-            }), frameCount >= 4, isOK else { throw ProcessError("PUB refused") }
-            confirmed += seqs
+            confirmed += try receiveConfirm(publisher)
             outstanding -= 1
         }
     }

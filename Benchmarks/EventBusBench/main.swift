@@ -82,6 +82,31 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
     return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
 }
 
+/// Sends `events` to `stage` as a client of ours does: a batch as one PUBS (one BATCH frame; the
+/// broker lists `pubs` in HELLO), one event as a PUB.
+func sendBatch(_ events: ArraySlice<[UInt8]>, to stage: String, through publisher: Socket, correlation: String) throws {
+    if events.count > 1 {
+        try publisher.send(frames("PUBS", correlation, [Array(stage.utf8), PublishBatch.encode(events)]))
+    } else {
+        try publisher.send(frames("PUB", correlation, [Array(stage.utf8)] + events))
+    }
+}
+
+/// Reads one PUB's confirm in place and returns how many SEQs it holds: all in one frame after
+/// HELLO's `compact_ok`, or one frame each. Copies nothing unless it is an ERR, which it throws.
+func receiveConfirm(_ publisher: Socket) throws -> Int {
+    var isOK = false
+    var seqs = 0
+    var refusal: [String] = []
+    guard let frameCount = try publisher.receive(visiting: { index, bytes in
+        if index == 1 { isOK = bytes.elementsEqual("OK".utf8) }
+        if index >= 3 && isOK { seqs += 1 + bytes.reduce(0) { $0 + ($1 == UInt8(ascii: " ") ? 1 : 0) } }
+        if index >= 3 && !isOK { refusal.append(String(decoding: bytes, as: UTF8.self)) }
+    }) else { throw ProcessError("no confirm within the receive timeout") }
+    guard frameCount >= 4, isOK else { throw ProcessError("PUB refused: \(refusal)") }
+    return seqs
+}
+
 func throughput(endpoint: String, count: Int, batch: Int, window: Int, stage: String, consumePrefix: String) throws {
     let context = try Context()
     let consumerName = "bench-\(UUID().uuidString.prefix(8).lowercased())"
@@ -137,27 +162,12 @@ func throughput(endpoint: String, count: Int, batch: Int, window: Int, stage: St
     while confirmed < count {
         while outstanding < window && sent < count {
             let end = min(count, sent + batch)
-            // A batch goes as one PUBS (one BATCH frame; the broker lists `pubs` in HELLO), one event as a PUB.
-            if end - sent > 1 {
-                try publisher.send(frames("PUBS", "\(pubs)", [Array(stage.utf8), PublishBatch.encode(events[sent..<end])]))
-            } else {
-                try publisher.send(frames("PUB", "\(pubs)", [Array(stage.utf8)] + events[sent..<end]))
-            }
+            try sendBatch(events[sent..<end], to: stage, through: publisher, correlation: "\(pubs)")
             pubs += 1
             outstanding += 1
             sent = end
         }
-        // Reads the confirm in place (all SEQs in one frame, compact_ok), copying nothing unless it is an ERR.
-        var isOK = false
-        var seqs = 0
-        var refusal: [String] = []
-        guard let frameCount = try publisher.receive(visiting: { index, bytes in
-            if index == 1 { isOK = bytes.elementsEqual("OK".utf8) }
-            if index >= 3 && isOK { seqs += 1 + bytes.reduce(0) { $0 + ($1 == UInt8(ascii: " ") ? 1 : 0) } }
-            if index >= 3 && !isOK { refusal.append(String(decoding: bytes, as: UTF8.self)) }
-        }) else { throw ProcessError("no confirm within 30 s") }
-        guard frameCount >= 4, isOK else { throw ProcessError("PUB refused: \(refusal)") }
-        confirmed += seqs
+        confirmed += try receiveConfirm(publisher)
         outstanding -= 1
     }
     let confirmedAt = now()
