@@ -93,10 +93,20 @@ public final class Socket: @unchecked Sendable {
 
     /// Sends the `count` frames `frame(0)`, `frame(1)`, … as one multipart message.
     private func send(count: Int, dontWait: Bool, frame: (Int) -> [UInt8]) throws(ZMQError) -> Bool {
+        try sendMessage(count: count) { index, more throws(ZMQError) in try sendFrame(frame(index), more: more, dontWait: dontWait) }
+    }
+
+    /// Sends one multipart message of `count` frames, frame `index` by `sendFrame(index, more)`
+    /// (a ``sendFrame(_:more:dontWait:)-(UnsafeRawBufferPointer,_,_)`` call with that `more`):
+    /// for frames that lie in different places, none copied into an array first.
+    ///
+    /// libzmq queues a multipart message atomically: only its first frame can find the queue
+    /// full, and then nothing was sent (`false`); a later one refused is an error.
+    public func sendMessage(
+        count: Int, _ sendFrame: (_ index: Int, _ more: Bool) throws(ZMQError) -> Bool
+    ) throws(ZMQError) -> Bool {
         for index in 0..<count {
-            guard try sendFrame(frame(index), more: index < count - 1, dontWait: dontWait) else {
-                // libzmq queues a multipart message atomically: EAGAIN can only
-                // happen on the first frame, so nothing partial was sent.
+            guard try sendFrame(index, index < count - 1) else {
                 if index == 0 { return false }
                 throw ZMQError(code: EAGAIN, operation: "zmq_send")
             }

@@ -16,6 +16,27 @@ import Testing
         #expect(try b.receive() == frames)
     }
 
+    /// Frames from different places arrive as one message; a full queue can refuse only the
+    /// first frame (nothing sent), and a later refusal is an error, never a partial message.
+    @Test func aMessageSentFrameByFrameArrivesWholeAndARefusalIsAtItsStart() throws {
+        let a = try Socket(context: context, type: .pair)
+        let b = try Socket(context: context, type: .pair)
+        try a.bind("inproc://frame-by-frame")
+        try b.connect("inproc://frame-by-frame")
+        let parts: [[UInt8]] = [Array("topic".utf8), [0, 0, 0, 0, 0, 0, 0, 9], Array("event".utf8)]
+        var mores: [Bool] = []
+        #expect(try a.sendMessage(count: 3) { index, more throws(ZMQError) in
+            mores.append(more)
+            return try a.sendFrame(parts[index], more: more)
+        })
+        #expect(mores == [true, true, false])
+        #expect(try b.receive() == parts)
+        #expect(try a.sendMessage(count: 2) { _, _ in false } == false)
+        #expect(throws: ZMQError.self) {
+            _ = try a.sendMessage(count: 2) { index, _ in index == 0 }
+        }
+    }
+
     @Test func receiveWithoutWaitingReturnsNilWhenNothingIsQueued() throws {
         let a = try Socket(context: context, type: .pull)
         try a.bind("inproc://empty")

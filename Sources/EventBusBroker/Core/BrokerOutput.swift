@@ -1,7 +1,4 @@
 import ZeroMQ
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Everything the broker core sends: messages to peers (the ROUTER side)
 /// and the live stream (the XPUB side).
@@ -78,16 +75,19 @@ final class SocketOutput: BrokerOutput {
     /// The three frames, each from where it lies: no array of frames, no array for the SEQ
     /// (two allocations per event of `out` and `diag` before).
     private func sendStreamFrames(topic: [UInt8], seq: UInt64, event: [UInt8]) throws(ZMQError) -> Bool {
-        // libzmq queues a multipart message atomically: only the first frame can find a full queue.
-        guard try stream.sendFrame(topic, more: true, dontWait: true) else { return false }
         var bigEndian = seq.bigEndian
-        let sent = withUnsafeBytes(of: &bigEndian) { bytes in
-            Result { () throws(ZMQError) -> Bool in try stream.sendFrame(bytes, more: true, dontWait: true) }
+        let sent = withUnsafeBytes(of: &bigEndian) { seqBytes in
+            Result { () throws(ZMQError) -> Bool in
+                try stream.sendMessage(count: 3) { index, more throws(ZMQError) in
+                    switch index {
+                    case 0: try stream.sendFrame(topic, more: more, dontWait: true)
+                    case 1: try stream.sendFrame(seqBytes, more: more, dontWait: true)
+                    default: try stream.sendFrame(event, more: more, dontWait: true)
+                    }
+                }
+            }
         }
-        guard try sent.get(), try stream.sendFrame(event, more: false, dontWait: true) else {
-            throw ZMQError(code: EAGAIN, operation: "zmq_send")
-        }
-        return true
+        return try sent.get()
     }
 
     func subscribe(_ prefix: [UInt8], _ on: Bool) throws(ZMQError) {
