@@ -52,14 +52,14 @@ extension EventValidator {
         !isReservedSource(fields.source) && vouchedData(frame, fields) != nil
     }
 
-    /// The members of `data` of an event whose envelope scanned to `fields`, when the scans show it surely
-    /// valid at stage `in` (the checks of ``validate(_:stage:)-(JSONValue,_)`` after the envelope's, on
-    /// bytes); `nil` when they cannot tell.
+    /// The type of an event whose envelope scanned to `fields`, when the scans show it surely valid at
+    /// stage `in` (the checks of ``validate(_:stage:)-(JSONValue,_)`` after the envelope's, on bytes);
+    /// `nil` when they cannot tell.
     ///
     /// - Parameter dataMembers: The members of `data` named in ``IngressShape/dataKeys`` when the envelope's
     ///   scan found them (``scanEnvelopeAndData(_:)``); `nil` to scan `data` here.
     static func vouchedData(_ frame: UnsafeRawBufferPointer, _ fields: EnvelopeFields, dataMembers: JSONScanner.Members? = nil)
-        -> (type: EventType, data: UnsafeRawBufferPointer, members: JSONScanner.Members)?
+        -> EventType?
     {
         Identifier.withBytes(fields.type) { type in
             Identifier.withBytes(fields.subject) { subject in
@@ -71,14 +71,15 @@ extension EventValidator {
 
     /// The ingress rules after the envelope's, on bytes: the event's type (`type`), whether its `time`
     /// passes (`timeIsValid`), where its `data` lies and its `subject`. The one place both fast paths
-    /// (``checkIngress(_:)-(UnsafeRawBufferPointer)`` and ``envelopeSpans(_:stage:)``) decide.
+    /// (``checkIngress(_:)-(UnsafeRawBufferPointer)`` and ``envelopeSpans(_:stage:)``) decide. Returns the
+    /// event's type when they surely pass, `nil` when they cannot tell.
     ///
     /// `dataMembers`, when given, are the members of `data` named in ``IngressShape/dataKeys`` as the
     /// envelope's scan found them (offsets in `frame`); `data` is then not scanned again.
     static func vouchedData(
         _ frame: UnsafeRawBufferPointer, type: UnsafeBufferPointer<UInt8>, timeIsValid: Bool, dataRange: Range<Int>?,
         subject: UnsafeBufferPointer<UInt8>, dataMembers: JSONScanner.Members? = nil
-    ) -> (type: EventType, data: UnsafeRawBufferPointer, members: JSONScanner.Members)? {
+    ) -> EventType? {
         // Only channel events of the types `IngressShape` knows, all of them ingress types.
         guard timeIsValid, let (eventType, shape) = IngressShape.of(typeBytes: type), let dataRange else { return nil }
         let data = UnsafeRawBufferPointer(rebasing: frame[dataRange])
@@ -89,7 +90,7 @@ extension EventValidator {
             // The subject is the cid; compared as bytes, which is stricter than the full path's `String` equality.
             subject.elementsEqual(cid)
         else { return nil }
-        return (eventType, data, members)
+        return eventType
     }
 
     /// The envelope and typed payload of an ingress event read by scans, for the receipt and membership
@@ -99,7 +100,7 @@ extension EventValidator {
     /// when not `nil`, except that the envelope carries no `data` tree.
     package static func scannedIngress(_ frame: UnsafeRawBufferPointer) -> (envelope: EnvelopeFields, payload: IngressPayload)? {
         guard let (fields, dataMembers) = try? scanEnvelopeAndData(frame),
-            let (type, _, _) = vouchedData(frame, fields, dataMembers: dataMembers),
+            let type = vouchedData(frame, fields, dataMembers: dataMembers),
             // Vouched: the members the payload reads are there, plain strings.
             let payload = receiptPayload(type, data: dataMembers, in: frame)
         else { return nil }
