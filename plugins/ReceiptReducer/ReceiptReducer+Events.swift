@@ -231,6 +231,7 @@ extension ReceiptReducer {
     {
         let (channelEvent, ownMoved) = moveRead(ci, slot, user, to: position, time: time, seq: seq)
         var outputs: [ReducerOutput] = []
+        outputs.reserveCapacity(2)  // one allocation, not one per append
         if let channelEvent { outputs.append(channelEvent) }
         if ownMoved { outputs.append(markReadEvent(ci, slot, user)) }
         return outputs

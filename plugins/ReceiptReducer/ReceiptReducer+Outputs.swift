@@ -100,7 +100,7 @@ extension ReceiptReducer {
         writer.key(plain: "user_id"); writer.string(users[Int(user)])
         let messageID = channels[ci].messageID(at: position)
         writer.key(plain: idKey); writeOptional(&writer, messageID)
-        writer.key(plain: timeKey); writeOptional(&writer, times.decode(time))
+        writer.key(plain: timeKey); times.write(time, to: &writer)
         if messageID != nil { writeReceiptCounts(&writer, ci, position: position, read: type == .messageRead) }
         writer.endObject()
         return ReducerOutput(stage: "out", type: type.wireName, subject: channels[ci].cid, data: writer.bytes)
@@ -132,7 +132,7 @@ extension ReceiptReducer {
         writer.key(plain: "cid"); writer.string(channels[ci].cid)
         writer.key(plain: "user_id"); writer.string(users[Int(user)])
         writer.key(plain: "last_read_message_id"); writeOptional(&writer, channels[ci].messageID(at: own.readPosition))
-        writer.key(plain: "last_read"); writeOptional(&writer, times.decode(own.readTime))
+        writer.key(plain: "last_read"); times.write(own.readTime, to: &writer)
         writeCounts(&writer, ci, slot, totals)
         writer.endObject()
         return ReducerOutput(
@@ -146,7 +146,7 @@ extension ReceiptReducer {
         var writer = JSONWriter(capacity: 192)
         writer.beginObject()
         writer.key(plain: "user_id"); writer.string(userID)
-        writer.key(plain: "last_read"); writeOptional(&writer, times.decode(time))
+        writer.key(plain: "last_read"); times.write(time, to: &writer)
         writer.key(plain: "unread_channels"); writer.int(totals.channels)
         writer.key(plain: "total_unread_count"); writer.int(totals.total)
         writer.key(plain: "total_unread_mentions"); writer.int(totals.mentions)
@@ -166,7 +166,7 @@ extension ReceiptReducer {
         writer.key(plain: "user_id"); writer.string(users[Int(user)])
         writer.key(plain: "first_unread_message_id"); writer.string(channels[ci].messageIDs[Int(firstUnread)])
         writer.key(plain: "last_read_message_id"); writeOptional(&writer, channels[ci].messageID(at: own.readPosition))
-        writer.key(plain: "last_read"); writeOptional(&writer, times.decode(own.readTime))
+        writer.key(plain: "last_read"); times.write(own.readTime, to: &writer)
         writeCounts(&writer, ci, slot, totals)
         writer.endObject()
         return ReducerOutput(

@@ -268,12 +268,12 @@ extension ReceiptReducer {
                 let own = channel.ownWatermarks(slot)
                 read = (own.readPosition, own.readTime)
             }
-            writer.key("last_read"); writeOptional(&writer, times.decode(read.time))
+            writer.key("last_read"); times.write(read.time, to: &writer)
             writer.key("last_read_message_id"); writeOptional(&writer, channel.messageID(at: read.position))
             writer.key("unread_messages"); writer.int(channel.unreadMessages(slot, own: viewer))
         }
         if !visibility.hidesDelivery(record.user, userFlags) {
-            writer.key("last_delivered_at"); writeOptional(&writer, times.decode(record.deliveredTime))
+            writer.key("last_delivered_at"); times.write(record.deliveredTime, to: &writer)
             writer.key("last_delivered_message_id")
             writeOptional(&writer, channel.messageID(at: record.deliveredPosition))
         }
@@ -578,7 +578,7 @@ extension ReceiptReducer {
     func writeReader(_ writer: inout JSONWriter, _ channel: ChannelState, _ record: MemberState, at position: Int32) {
         writer.beginObject()
         writer.key("user_id"); writer.string(users[Int(record.user)])
-        writer.key("last_read"); writeOptional(&writer, times.decode(record.readTime))
+        writer.key("last_read"); times.write(record.readTime, to: &writer)
         writer.key("read_at")
         // A reader has a slot, and their watermark passed the message (they are listed as its reader).
         let passed = channel.slot(of: record.user).flatMap { channel.passed(position, slot: $0, read: true) }

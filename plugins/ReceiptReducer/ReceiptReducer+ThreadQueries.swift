@@ -63,7 +63,7 @@ extension ReceiptReducer {
             for record in page {
                 writer.beginObject()
                 writer.key("user_id"); writer.string(users[Int(record.user)])
-                writer.key("last_read"); writeOptional(&writer, times.decode(record.readTime))
+                writer.key("last_read"); times.write(record.readTime, to: &writer)
                 writer.key("read_at")
                 writeOptional(&writer, record.history.read.time(passing: position).flatMap { times.decode($0) })
                 writer.endObject()
@@ -106,12 +106,12 @@ extension ReceiptReducer {
                 // The viewer sees their own thread read watermark (rule 18), everyone else the public ones.
                 let own = record.user == visibility.viewer
                 let (read, time) = own ? (record.ownRead, record.ownReadTime) : (record.readPosition, record.readTime)
-                writer.key("last_read"); writeOptional(&writer, times.decode(time))
+                writer.key("last_read"); times.write(time, to: &writer)
                 writer.key("last_read_message_id"); writeOptional(&writer, channel.threadMessageID(t, at: read))
                 writer.key("unread_replies"); writer.int(channel.unreadReplies(t, after: read, user: record.user))
             }
             if !visibility.hidesDelivery(record.user, userFlags) {
-                writer.key("last_delivered_at"); writeOptional(&writer, times.decode(record.deliveredTime))
+                writer.key("last_delivered_at"); times.write(record.deliveredTime, to: &writer)
                 writer.key("last_delivered_message_id")
                 writeOptional(&writer, channel.threadMessageID(t, at: record.deliveredPosition))
             }

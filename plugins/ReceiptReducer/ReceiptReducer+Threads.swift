@@ -108,7 +108,7 @@ extension ReceiptReducer {
         writer.key(read ? "last_read_message_id" : "last_delivered_message_id")
         writeOptional(&writer, messageID)
         writer.key(read ? "last_read" : "last_delivered_at")
-        writeOptional(&writer, times.decode(time))
+        times.write(time, to: &writer)
         if messageID != nil { writeReceiptCounts(&writer, ci, position: position, read: read) }
         writer.endObject()
         return ReducerOutput(stage: "out", type: type.wireName, subject: channels[ci].cid, data: writer.bytes)
@@ -130,7 +130,7 @@ extension ReceiptReducer {
             writer.key(plain: "first_unread_message_id"); writer.string(channels[ci].messageIDs[Int(firstUnread)])
         }
         writer.key(plain: "last_read_message_id"); writeOptional(&writer, channels[ci].threadMessageID(t, at: record.ownRead))
-        writer.key(plain: "last_read"); writeOptional(&writer, times.decode(record.ownReadTime))
+        writer.key(plain: "last_read"); times.write(record.ownReadTime, to: &writer)
         writer.key(plain: "unread_replies")
         writer.int(channels[ci].unreadReplies(t, after: record.ownRead, user: record.user))
         writer.key(plain: "unread_threads"); writer.int(unreadThreadCount(record.user))

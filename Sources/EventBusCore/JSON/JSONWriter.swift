@@ -154,6 +154,14 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// Writes a value given as JSON text in memory the caller holds, unchanged; as `raw(_:)` does,
+    /// with no generic iteration across modules.
+    public mutating func raw(_ jsonBytes: UnsafeRawBufferPointer) {
+        beginValue()
+        bytes.append(contentsOf: jsonBytes)
+        needsComma = true
+    }
+
     /// Appends prepared JSON text inside an open object, after which a member
     /// follows (a key gets its comma): such as an envelope's fixed start, written
     /// once and reused. The caller vouches for the text.

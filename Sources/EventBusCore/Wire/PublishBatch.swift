@@ -28,12 +28,19 @@ package enum PublishBatch {
     }
 
     /// The events as one BATCH frame.
-    package static func encode(_ events: some Collection<[UInt8]>) -> [UInt8] {
-        let size = events.reduce(0) { $0 + encodedSize(eventCount: $1.count) }
+    package static func encode(_ events: [[UInt8]]) -> [UInt8] { encode(events[...]) }
+
+    /// The events as one BATCH frame.
+    ///
+    /// Concrete, not generic over the collection: called from another module, a generic one
+    /// ran unspecialized and looked up `Element`'s witness at run time, allocating, on every batch.
+    package static func encode(_ events: ArraySlice<[UInt8]>) -> [UInt8] {
+        var size = 0
+        for index in events.indices { size += encodedSize(eventCount: events[index].count) }
         return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             guard let base = buffer.baseAddress else { return }
-            for event in events {
-                count += event.withUnsafeBytes { write($0, to: base + count) }
+            for index in events.indices {
+                count += events[index].withUnsafeBytes { write($0, to: base + count) }
             }
         }
     }

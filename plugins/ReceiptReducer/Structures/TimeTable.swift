@@ -1,3 +1,5 @@
+import EventBusCore
+
 /// Times kept as 8-byte codes instead of 16-byte strings.
 ///
 /// A time in the bus's format (`2026-11-22T03:10:00.123Z`, years 0000–9999) is
@@ -65,6 +67,17 @@ struct TimeTable: Sendable {
 
     /// The bus's text for milliseconds since 1970.
     static func format(_ millis: Int64) -> String {
+        String(unsafeUninitializedCapacity: textLength) { buffer in
+            format(millis, into: buffer.baseAddress!)
+            return textLength
+        }
+    }
+
+    /// The length of the bus's text for a time: `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+    static let textLength = 24
+
+    /// Writes the bus's text for milliseconds since 1970 (``textLength`` bytes) at `out`.
+    static func format(_ millis: Int64, into out: UnsafeMutablePointer<UInt8>) {
         var days = millis / 86_400_000
         var rest = millis % 86_400_000
         if rest < 0 {
@@ -72,22 +85,40 @@ struct TimeTable: Sendable {
             days -= 1
         }
         let (y, m, d) = civilFromDays(days)
-        var out: [UInt8] = []
-        out.reserveCapacity(24)
+        var offset = 0
         func put(_ value: Int64, _ width: Int) {
-            var divisor: Int64 = 1
-            for _ in 1..<width { divisor *= 10 }
             var v = value
-            while divisor > 0 {
-                out.append(0x30 + UInt8(v / divisor))
-                v %= divisor
-                divisor /= 10
+            for position in stride(from: offset + width - 1, through: offset, by: -1) {
+                out[position] = 0x30 + UInt8(truncatingIfNeeded: v % 10)
+                v /= 10
+            }
+            offset += width
+        }
+        func put(byte: UInt8) {
+            out[offset] = byte
+            offset += 1
+        }
+        put(y, 4); put(byte: 0x2D); put(m, 2); put(byte: 0x2D); put(d, 2); put(byte: 0x54)
+        put(rest / 3_600_000, 2); put(byte: 0x3A); put(rest / 60_000 % 60, 2); put(byte: 0x3A)
+        put(rest / 1000 % 60, 2); put(byte: 0x2E); put(rest % 1000, 3); put(byte: 0x5A)
+    }
+
+    /// Writes the time of `code` as a JSON string, `null` for ``none``: what
+    /// `writer.string(decode(code))` writes, without making a string (two
+    /// allocations per time, and outputs carry one or two times each).
+    func write(_ code: Int64, to writer: inout JSONWriter) {
+        if code == Self.none {
+            writer.null()
+        } else if code < Int64.min + 1 + Int64(irregular.count) {
+            writer.string(irregular[Int(code - (Int64.min + 1))])
+        } else {
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.textLength + 2) { buffer in
+                buffer[0] = 0x22
+                Self.format(code, into: buffer.baseAddress! + 1)
+                buffer[Self.textLength + 1] = 0x22
+                writer.raw(UnsafeRawBufferPointer(buffer))
             }
         }
-        put(y, 4); out.append(0x2D); put(m, 2); out.append(0x2D); put(d, 2); out.append(0x54)
-        put(rest / 3_600_000, 2); out.append(0x3A); put(rest / 60_000 % 60, 2); out.append(0x3A)
-        put(rest / 1000 % 60, 2); out.append(0x2E); put(rest % 1000, 3); out.append(0x5A)
-        return String(decoding: out, as: UTF8.self)
     }
 
     private static func isLeap(_ y: Int64) -> Bool { y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) }
