@@ -53,29 +53,33 @@ struct ReceiptReducerPlugin: Plugin {
             return
         }
         // Acks and membership by scans; `message.new` and `message.deleted` with their `data`,
-        // which the reducer re-emits unchanged.
-        let input: (type: EventType, time: String?, payload: IngressPayload, data: JSONValue?)
+        // which the reducer re-emits unchanged. The payload goes straight into the input:
+        // a tuple in between copied it (a retain and a release of each of its strings).
+        let input: ReducerInput
+        let inputType: EventType
         if type == EventType.messageNew.rawValue || type == EventType.messageDeleted.rawValue {
             guard let (envelope, payload) = try event.ingress() else {
                 output.pass(event)
                 return
             }
-            input = (payload.type, envelope.time, payload, envelope.data)
+            inputType = payload.type
+            input = ReducerInput(seq: event.seq, time: envelope.time, payload: payload, data: envelope.data)
         } else {
             guard let (type, time, payload) = try event.ingressPayload(type: type) else {
                 output.pass(event)
                 return
             }
-            input = (type, time, payload, nil)
+            inputType = type
+            input = ReducerInput(seq: event.seq, time: time, payload: payload)
         }
-        if input.type.isPrivate {
+        if inputType.isPrivate {
             // Membership and settings go on, in log order, for the stages after this one.
             output.pass(event)
         }
         #if EVENTBUS_MUTANTS
-        if Mutant.active == .reducerSkipsWatermark, input.type == .messageRead, event.seq % 16 == 0 { return }
+        if Mutant.active == .reducerSkipsWatermark, inputType == .messageRead, event.seq % 16 == 0 { return }
         #endif
-        let outputs = state.reducer.apply(ReducerInput(seq: event.seq, time: input.time, payload: input.payload, data: input.data))
+        let outputs = state.reducer.apply(input)
         for produced in outputs {
             output.emit(type: produced.type, subject: produced.subject, data: produced.data, time: input.time,
                         to: produced.stage == Stage.diag ? .diag : .next)

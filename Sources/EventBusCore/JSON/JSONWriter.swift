@@ -218,39 +218,46 @@ public struct JSONWriter: Sendable {
 
     private mutating func appendEscaped(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { utf8 in
-            let raw = UnsafeRawBufferPointer(utf8)
-            var runStart = 0
-            var index = 0
-            while index < utf8.count {
-                // Eight bytes at a time past those that need no escape (most text).
-                if index + 8 <= utf8.count && JSONLexing.specialBytes(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) == 0 {
-                    index += 8
-                    continue
-                }
-                let byte = utf8[index]
-                index += 1
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                let at = index - 1
-                if runStart < at {
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<at]))
-                }
-                runStart = index
-                bytes.append(UInt8(ascii: "\\"))
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                    bytes.append(byte)
-                default:
-                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                              hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-                }
-            }
-            if runStart < utf8.count {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
-            }
+        // A native string's bytes are read where they are; `var copy = text; copy.withUTF8`
+        // retained and released the string's storage for every string written.
+        if text.utf8.withContiguousStorageIfAvailable({ appendEscapedContent($0) }) == nil {
+            var copy = text
+            copy.withUTF8 { appendEscapedContent($0) }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `utf8`, a string's bytes, with what JSON requires escaped (no quotes around).
+    private mutating func appendEscapedContent(_ utf8: UnsafeBufferPointer<UInt8>) {
+        let raw = UnsafeRawBufferPointer(utf8)
+        var runStart = 0
+        var index = 0
+        while index < utf8.count {
+            // Eight bytes at a time past those that need no escape (most text).
+            if index + 8 <= utf8.count && JSONLexing.specialBytes(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) == 0 {
+                index += 8
+                continue
+            }
+            let byte = utf8[index]
+            index += 1
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            let at = index - 1
+            if runStart < at {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<at]))
+            }
+            runStart = index
+            bytes.append(UInt8(ascii: "\\"))
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                bytes.append(byte)
+            default:
+                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                          hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            }
+        }
+        if runStart < utf8.count {
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+        }
     }
 }
