@@ -58,11 +58,29 @@ struct ReducerLoad {
     private static let userMarker = Array(#""user_id":"u"#.utf8)
     private static let messageMarker = Array(#""last_read_message_id":"m"#.utf8)
 
+    /// The decimal after the first `marker` (8 bytes or more) in `bytes`. The candidates (its
+    /// first byte) are found eight bytes at a time, and each is checked by one compare of a
+    /// word: a byte-by-byte search calling `memcmp` at every quote was an eighth of this
+    /// process's CPU.
     private func number(after marker: [UInt8], in bytes: UnsafeRawBufferPointer) -> Int? {
-        guard bytes.count > marker.count else { return nil }
+        guard marker.count >= 8, bytes.count > marker.count else { return nil }
+        let head = marker.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+        let splat = UInt64(marker[0]) &* 0x0101_0101_0101_0101
+        let last = bytes.count - marker.count
         var start = 0
-        while start <= bytes.count - marker.count {
-            if bytes[start] == marker[0],
+        while start <= last {
+            if start + 8 <= bytes.count {
+                // Zero bytes of `word` are the first byte's places; the lowest flag is exact.
+                let word = bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self) ^ splat
+                let flags = (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
+                if flags == 0 {
+                    start += 8
+                    continue
+                }
+                start += flags.trailingZeroBitCount >> 3
+                guard start <= last else { return nil }
+            }
+            if bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self) == head,
                marker.withUnsafeBytes({ memcmp(bytes.baseAddress! + start, $0.baseAddress!, marker.count) == 0 }) {
                 var index = start + marker.count, value = 0
                 while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
