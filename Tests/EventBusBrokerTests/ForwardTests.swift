@@ -64,6 +64,30 @@ import Testing
         #expect(try peer.call("STATS").json["head_seq"] as? Int == 2)
     }
 
+    /// An `id` with an escape is its decoded text: the identity is kept apart from the bytes,
+    /// through the stamp at `in`, a reference to the next stage and a restart.
+    @Test func anIdentityWithAnEscapeIsItsDecodedTextThroughStampReferenceAndRestart() throws {
+        let bus = try Self.broker(); defer { bus.stop() }
+        func read(id: String, time: Bool) -> [UInt8] {
+            Array(("{\"specversion\":\"1.0\",\"id\":\"\(id)\",\"source\":\"/test\",\"type\":\"message.read\","
+                + (time ? "\"time\":\"2026-11-22T03:10:00.000Z\"," : "")
+                + #""subject":"messaging:general","data":{"cid":"messaging:general","user_id":"bob","message_id":"m1"}}"#).utf8)
+        }
+        let escaped = read(id: #"u\u002d2"#, time: false), plain = read(id: "u-2", time: true)
+        let peer = try bus.peer()
+        #expect(try peer.call("PUB", [Array("in".utf8), escaped]).values == ["1"])
+        #expect(try peer.call("PUB", [Array("in".utf8), plain, escaped]).values == ["1", "1"])
+        #expect(try peer.call("PUB", [Array("a".utf8), Self.reference(1)]).values == ["2"])
+        #expect(try peer.call("PUB", [Array("a".utf8), plain]).values == ["2"])
+        try bus.restart()
+        // Read back from the log: the identity is the one stored with the record.
+        let again = try bus.peer()
+        #expect(try again.call("PUB", [Array("in".utf8), plain]).values == ["1"])
+        #expect(try again.call("PUB", [Array("b".utf8), Self.reference(2), read(id: "u-3", time: true)]).values == ["3", "4"])
+        #expect(try again.call("PUB", [Array("b".utf8), plain]).values == ["3"])
+        #expect(try again.call("STATS").json["head_seq"] as? Int == 4)
+    }
+
     @Test func aReferenceIsDeduplicatedLikeTheEventItNames() throws {
         let bus = try Self.broker(); defer { bus.stop() }
         let peer = try bus.peer()

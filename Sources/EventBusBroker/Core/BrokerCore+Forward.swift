@@ -45,7 +45,9 @@ extension BrokerCore {
         }
         var topic = stageBytes
         topic.append(contentsOf: found.topic[(from.count - 1)...])
-        return PendingRecord(topic: topic, source: found.source, id: found.id, event: found.event)
+        var record = found
+        record.topic = topic
+        return record
     }
 
     /// Starts loading the cached events that a PUB's `@SEQ` frames name, all at once
@@ -61,9 +63,8 @@ extension BrokerCore {
     /// read that fails is `busy`, as a failed write is).
     private func forwardable(_ seq: UInt64) throws(BusError) -> PendingRecord? {
         if let cached = cache.record(seq), !cached.sourceSpan.isEmpty {
-            let event = cached.event
-            return PendingRecord(topic: cached.topic, source: event[Self.range(cached.sourceSpan)],
-                                 id: event[Self.range(cached.idSpan)], event: event)
+            return PendingRecord(topic: cached.topic, event: cached.event, source: Self.range(cached.sourceSpan),
+                                 id: Self.range(cached.idSpan))
         }
         do {
             guard let stored = try log.read(seq: seq) else { return nil }

@@ -43,7 +43,7 @@ extension BrokerCore {
         let (stage, events, batchBytes) = try checkedBatch(message)
         // Every event becomes a record first; the rare repeats are dropped after the
         // lookups. (Records are moved, never copied: a copy retains and releases
-        // each of a record's four buffers.)
+        // each of a record's buffers.)
         var batch = PubBatch(capacity: events.count)
         // `batchKeys` holds this batch's new identities (record index + 1) until it returns.
         defer { for key in batch.keys { batchKeys.remove(key) } }
@@ -115,7 +115,7 @@ extension BrokerCore {
             let frame = events[events.startIndex + position]
             let record = try pending(frame, position: position, stage: stage, stageBytes: stageBytes, predecessor: predecessor,
                                      appendTime: &appendTime, referencedBytes: &referencedBytes, batchBytes: batchBytes)
-            let key = DedupKey(stage: stageBytes, source: record.source, id: record.id)
+            let key = record.withIdentity { DedupKey(stage: stageBytes, source: $0, id: $1) }
             dedup.prefetch(key)
             if frame.first == Self.referenceMark { batch.forwardedCount += 1 }
             batch.records.append(record)
@@ -197,9 +197,7 @@ extension BrokerCore {
         guard frame.count <= config.maxEventBytes || routing.isReply else {
             throw BusError(.tooLarge, "event \(position): \(frame.count) bytes, max_event_bytes is \(config.maxEventBytes) (only a reply may be larger, up to \(WireProtocol.maxBatchBytes))")
         }
-        guard !routing.hasTime && stage == Stage.in else {
-            return PendingRecord(topic: routing.topic, source: routing.source, id: routing.id, event: frame)
-        }
+        guard !routing.hasTime && stage == Stage.in else { return routing.record(of: frame) }
         // A missing `*_at` means the envelope's time, or the broker's append
         // time if that is missing too (docs/events.md, "The envelope": A missing
         // time). Stamp it once, here, so that every stage and every replay reads
@@ -207,26 +205,35 @@ extension BrokerCore {
         let time = appendTime ?? Clock.rfc3339(clock.wallMilliseconds())
         appendTime = time
         let stored = Self.stamping(frame, time: time)
-        guard routing.slicesFrame else {
-            return PendingRecord(topic: routing.topic, source: routing.source, id: routing.id, event: stored)
-        }
-        // Both follow the opening brace, after which the stamp went in: keep them slices of the stored bytes.
-        let shift = stored.count - frame.count
-        let source = routing.source, id = routing.id
-        return PendingRecord(topic: routing.topic, source: stored[(source.startIndex + shift)..<(source.endIndex + shift)],
-                             id: stored[(id.startIndex + shift)..<(id.endIndex + shift)], event: stored)
+        // `source` and `id` follow the opening brace, after which the stamp went in.
+        return routing.record(of: stored, shiftedBy: stored.count - frame.count)
     }
 
     /// What the broker needs of an event to log it: its topic, identity, whether it is a `reply`
     /// and whether it has a `time`.
     struct Routing {
+        /// Where the identity is: ranges of the frame, or decoded (escapes) into arrays of its own.
+        enum Identity {
+            case inFrame(source: Range<Int>, id: Range<Int>)
+            case decoded(source: [UInt8], id: [UInt8])
+        }
+
         let topic: [UInt8]
-        let source: ArraySlice<UInt8>
-        let id: ArraySlice<UInt8>
+        let identity: Identity
         let isReply: Bool
         let hasTime: Bool
-        /// Whether `source` and `id` are slices of the frame itself.
-        let slicesFrame: Bool
+
+        /// The record of `event`: the frame itself or, stamped with a time, the frame with
+        /// `shift` bytes inserted before its identity.
+        func record(of event: [UInt8], shiftedBy shift: Int = 0) -> PendingRecord {
+            switch identity {
+            case .inFrame(let source, let id):
+                PendingRecord(topic: topic, event: event, source: (source.lowerBound + shift)..<(source.upperBound + shift),
+                              id: (id.lowerBound + shift)..<(id.upperBound + shift))
+            case .decoded(let source, let id):
+                PendingRecord(topic: topic, source: source, id: id, event: event)
+            }
+        }
     }
 
     /// Validates an event for `stage` and extracts its ``Routing``.
@@ -241,9 +248,8 @@ extension BrokerCore {
         if let spans {
             return Routing(
                 topic: Topic.make(stage: stageBytes, subject: frame[spans.subject], type: frame[spans.type]),
-                source: frame[spans.source], id: frame[spans.id],
-                isReply: frame[spans.type].elementsEqual(EventType.reply.rawValue.utf8), hasTime: spans.hasTime,
-                slicesFrame: true)
+                identity: .inFrame(source: spans.source, id: spans.id),
+                isReply: frame[spans.type].elementsEqual(EventType.reply.rawValue.utf8), hasTime: spans.hasTime)
         }
         let envelope: EnvelopeFields
         do {
@@ -253,9 +259,8 @@ extension BrokerCore {
         }
         return Routing(
             topic: Topic.make(stage: stage, subject: envelope.subject, type: envelope.type),
-            source: Array(envelope.source.utf8)[...], id: Array(envelope.id.utf8)[...],
-            isReply: envelope.type == EventType.reply.rawValue, hasTime: envelope.time != nil,
-            slicesFrame: false)
+            identity: .decoded(source: Array(envelope.source.utf8), id: Array(envelope.id.utf8)),
+            isReply: envelope.type == EventType.reply.rawValue, hasTime: envelope.time != nil)
     }
 
     /// Sends an event to the stream's subscribers without ever waiting for one.

@@ -19,22 +19,13 @@ struct RoutedRecord: Sendable {
     }
 
     /// A record appended from `pending`; the spans are kept when its `source`
-    /// and `id` are slices of its event's own bytes.
+    /// and `id` are bytes of its event.
     init(seq: UInt64, pending: PendingRecord) {
         self.init(seq: seq, topic: pending.topic, event: pending.event)
-        if let source = Self.span(of: pending.source, in: pending.event), let id = Self.span(of: pending.id, in: pending.event) {
-            sourceSpan = source
-            idSpan = id
+        if let spans = pending.spansInEvent, !spans.source.isEmpty {
+            sourceSpan = spans.source
+            idSpan = spans.id
         }
-    }
-
-    /// The range of `slice` in `array` when `slice` is a slice of `array`'s storage.
-    private static func span(of slice: ArraySlice<UInt8>, in array: [UInt8]) -> Range<Int32>? {
-        guard !slice.isEmpty, slice.endIndex <= array.count, array.count <= Int(Int32.max) else { return nil }
-        let sliceBase = slice.withUnsafeBufferPointer { $0.baseAddress.map { $0 - slice.startIndex } }
-        let arrayBase = array.withUnsafeBufferPointer { $0.baseAddress }
-        guard let sliceBase, sliceBase == arrayBase else { return nil }
-        return Int32(slice.startIndex)..<Int32(slice.endIndex)
     }
 
     /// The stage: the topic up to its first `/`.

@@ -29,10 +29,10 @@ enum RecordFormat {
     /// The encoded size of `record`, or an error if a field is too long.
     ///
     /// The record is read where it lies (a pointer into the batch): passed by value, it would be
-    /// copied first, a retain and a release of each of its four buffers.
+    /// copied first, a retain and a release of each of its buffers.
     static func encodedSize(_ record: UnsafePointer<PendingRecord>) throws(LogError) -> Int {
         let limit = Int(UInt16.max)
-        let t = record.pointee.topic.count, s = record.pointee.source.count, i = record.pointee.id.count
+        let t = record.pointee.topic.count, s = record.pointee.sourceCount, i = record.pointee.idCount
         if t > limit || s > limit || i > limit {
             throw LogError(.invalidRecord, "a record's topic, source or id is over \(limit) bytes")
         }
@@ -45,7 +45,7 @@ enum RecordFormat {
 
     /// Writes `record` at `p`, which has room for `encodedSize(record)` bytes; returns the bytes written.
     static func encode(_ record: UnsafePointer<PendingRecord>, seq: UInt64, timestamp: UInt64, into p: UnsafeMutableRawPointer) -> Int {
-        let t = record.pointee.topic.count, s = record.pointee.source.count, i = record.pointee.id.count
+        let t = record.pointee.topic.count, s = record.pointee.sourceCount, i = record.pointee.idCount
         let e = record.pointee.event.count
         let body = fixedBodySize + t + s + i + e
         p.storeBytes(of: UInt32(body).littleEndian, toByteOffset: 0, as: UInt32.self)
@@ -55,8 +55,10 @@ enum RecordFormat {
         p.storeBytes(of: UInt16(s).littleEndian, toByteOffset: 26, as: UInt16.self)
         p.storeBytes(of: UInt16(i).littleEndian, toByteOffset: 28, as: UInt16.self)
         copy(record.pointee.topic, to: p + headerSize)
-        copy(record.pointee.source, to: p + headerSize + t)
-        copy(record.pointee.id, to: p + headerSize + t + s)
+        record.pointee.withIdentity { source, id in
+            copy(source, to: p + headerSize + t)
+            copy(id, to: p + headerSize + t + s)
+        }
         copy(record.pointee.event, to: p + headerSize + t + s + i)
         let crc = CRC32C.checksum(UnsafeRawBufferPointer(start: p + prefixSize, count: body))
         p.storeBytes(of: crc.littleEndian, toByteOffset: 4, as: UInt32.self)
@@ -72,11 +74,9 @@ enum RecordFormat {
     }
 
     @inline(__always)
-    private static func copy(_ field: ArraySlice<UInt8>, to destination: UnsafeMutableRawPointer) {
-        field.withUnsafeBytes { source in
-            guard let base = source.baseAddress else { return }
-            destination.copyMemory(from: base, byteCount: source.count)
-        }
+    private static func copy(_ field: UnsafeRawBufferPointer, to destination: UnsafeMutableRawPointer) {
+        guard let base = field.baseAddress else { return }
+        destination.copyMemory(from: base, byteCount: field.count)
     }
 
     /// The `length` field at the start of `p`.

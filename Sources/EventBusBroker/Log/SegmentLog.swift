@@ -141,7 +141,7 @@ public final class SegmentLog {
         try checkWritable()
         guard !batch.isEmpty else { throw LogError(.invalidArgument, "an append needs at least one record") }
         // Records are read where they lie, through pointers: `batch[index]`, `for record in
-        // batch` or a buffer's element would copy each (a retain and a release of its four arrays).
+        // batch` or a buffer's element would copy each (a retain and a release of each of its arrays).
         var total = 0
         try batch.withUnsafeBufferPointer { (records) throws(LogError) in
             // Not empty (checked above), so it has a base address.
