@@ -54,15 +54,39 @@ package enum JSONScanner {
     package struct Keys: Sendable {
         /// The most names a set can hold.
         package static let maxCount = 8
+
+        /// The names and their table, which a scan reads by pointer: it retains and releases nothing.
+        final class Storage: @unchecked Sendable {
+            let names: [String]
+            /// Per name: its length in UTF-8 bytes and its first 16 bytes as two little-endian words, zero-padded.
+            /// Allocated once and never written after `init`.
+            let table: UnsafeMutableBufferPointer<UInt64>
+
+            init(names: [String], table: [UInt64]) {
+                self.names = names
+                self.table = .allocate(capacity: table.count)
+                _ = self.table.initialize(from: table)
+            }
+
+            deinit { table.deallocate() }
+
+            /// The position of the member with this decoded key (compared as `String`s, as the parser does), or -1.
+            func index(ofDecoded key: String) -> Int {
+                for position in 0..<names.count where names[position] == key {
+                    return position
+                }
+                return -1
+            }
+        }
+
+        let storage: Storage
+
         /// The names, in order; a name's position is its index in ``Members``.
-        package let names: [String]
-        /// Per name: its length in UTF-8 bytes and its first 16 bytes as two little-endian words, zero-padded.
-        let table: [UInt64]
+        package var names: [String] { storage.names }
 
         /// Creates a set of names; at most ``maxCount`` are used.
         package init(_ names: [String]) {
             let used = Array(names.prefix(Self.maxCount))
-            self.names = used
             var table: [UInt64] = []
             for name in used {
                 let bytes = Array(name.utf8)
@@ -70,7 +94,7 @@ package enum JSONScanner {
                 table.append(Self.word(bytes.prefix(8)))
                 table.append(Self.word(bytes.dropFirst(8).prefix(8)))
             }
-            self.table = table
+            storage = Storage(names: used, table: table)
         }
 
         private static func word(_ bytes: ArraySlice<UInt8>) -> UInt64 {
@@ -82,11 +106,11 @@ package enum JSONScanner {
         /// The position of the member whose key has these raw bytes (no escape, ASCII only), or -1.
         ///
         /// - Parameters:
-        ///   - table: ``table``'s storage.
-        ///   - keys: The set itself, read only for a name longer than 16 bytes (a pointer: the
-        ///     scanner holds no reference, so a scan retains and releases nothing for it).
+        ///   - table: The set's table.
+        ///   - keys: The set's storage, read only for a name longer than 16 bytes (unowned: the
+        ///     scanner holds no counted reference, so a scan retains and releases nothing for it).
         @inline(__always)
-        static func index(ofRaw key: UnsafeRawBufferPointer, table: UnsafeBufferPointer<UInt64>, keys: UnsafePointer<Keys>) -> Int {
+        static func index(ofRaw key: UnsafeRawBufferPointer, table: UnsafeBufferPointer<UInt64>, keys: Unmanaged<Storage>) -> Int {
             let length = key.count
             let first = word(key, from: 0, count: min(length, 8))
             let second = length > 8 ? word(key, from: 8, count: min(length - 8, 8)) : 0
@@ -95,7 +119,9 @@ package enum JSONScanner {
                 if table[slot] == UInt64(length) && table[slot + 1] == first && table[slot + 2] == second {
                     let position = slot / 3
                     // Names longer than 16 bytes: the rest compared as bytes.
-                    if length <= 16 || keys.pointee.names[position].utf8.elementsEqual(key) { return position }
+                    if length <= 16 || keys._withUnsafeGuaranteedRef({ $0.names[position].utf8.elementsEqual(key) }) {
+                        return position
+                    }
                 }
                 slot += 3
             }
@@ -124,13 +150,6 @@ package enum JSONScanner {
             return word
         }
 
-        /// The position of the member with this decoded key (compared as `String`s, as the parser does), or -1.
-        func index(ofDecoded key: String) -> Int {
-            for position in 0..<names.count where names[position] == key {
-                return position
-            }
-            return -1
-        }
     }
 
     /// The result of a scan: the root's kind and, when it is an object, the spans of the requested members.
@@ -226,22 +245,18 @@ package enum JSONScanner {
         _ bytes: UnsafeRawBufferPointer, keys: Keys, members: UnsafeMutablePointer<Members>,
         nested: Keys?, of parent: Int, found: UnsafeMutablePointer<Members>?
     ) -> JSONError? {
+        // The sets' storage unmanaged and their tables by pointer (the sets outlive the scan, which
+        // the caller holds them for): the scanner holds no reference to count.
+        let storage = Unmanaged.passUnretained(keys.storage), table = UnsafeBufferPointer(keys.storage.table)
+        var capture: NestedCapture?
+        if let nested, let found {
+            capture = NestedCapture(parent: parent, keys: Unmanaged.passUnretained(nested.storage),
+                                    table: UnsafeBufferPointer(nested.storage.table), members: found)
+        }
         func attempt(_ keyStack: UnsafeMutableBufferPointer<Int>) -> JSONError? {
             members.pointee = Members(root: .null)
             found?.pointee = Members(root: .null)
-            // The sets by pointer and their tables by buffer: the scanner holds no reference to count.
-            return withUnsafePointer(to: keys) { keys in
-                withUnsafePointer(to: nested ?? noKeys) { nestedKeys in
-                    keys.pointee.table.withUnsafeBufferPointer { table in
-                        nestedKeys.pointee.table.withUnsafeBufferPointer { nestedTable in
-                            let capture = nested == nil ? nil : found.map {
-                                NestedCapture(parent: parent, keys: nestedKeys, table: nestedTable, members: $0)
-                            }
-                            return run(bytes, keys: keys, table: table, members: members, nested: capture, keyStack: keyStack)
-                        }
-                    }
-                }
-            }
+            return run(bytes, keys: storage, table: table, members: members, nested: capture, keyStack: keyStack)
         }
         // 1 KiB: the most the standard library always puts on the stack. Above that it asks the
         // runtime, which here answered with a heap allocation and a free for every scan.
@@ -254,7 +269,7 @@ package enum JSONScanner {
 
     /// Scans; the error, if any, is returned rather than thrown, so that it crosses the closures above.
     private static func run(
-        _ bytes: UnsafeRawBufferPointer, keys: UnsafePointer<Keys>, table: UnsafeBufferPointer<UInt64>,
+        _ bytes: UnsafeRawBufferPointer, keys: Unmanaged<Keys.Storage>, table: UnsafeBufferPointer<UInt64>,
         members: UnsafeMutablePointer<Members>, nested: NestedCapture?, keyStack: UnsafeMutableBufferPointer<Int>
     ) -> JSONError? {
         var scanner = Scanner(
@@ -353,8 +368,8 @@ private struct NestedCapture {
     /// The position of that member in the top-level names.
     let parent: Int
     /// The names to find in its object.
-    let keys: UnsafePointer<JSONScanner.Keys>
-    /// `keys.table`'s storage.
+    let keys: Unmanaged<JSONScanner.Keys.Storage>
+    /// Their table.
     let table: UnsafeBufferPointer<UInt64>
     /// Where their spans go.
     let members: UnsafeMutablePointer<JSONScanner.Members>
@@ -368,7 +383,7 @@ private struct Scanner {
     let bytes: UnsafeRawBufferPointer
     let count: Int
     var index = 0
-    let keys: UnsafePointer<JSONScanner.Keys>
+    let keys: Unmanaged<JSONScanner.Keys.Storage>
     let keyTable: UnsafeBufferPointer<UInt64>
     let members: UnsafeMutablePointer<JSONScanner.Members>
     /// The members to find in the object value of one top-level member, if asked.
@@ -385,7 +400,7 @@ private struct Scanner {
     static let nonASCII: UInt8 = 2
 
     init(
-        bytes: UnsafeRawBufferPointer, keys: UnsafePointer<JSONScanner.Keys>, keyTable: UnsafeBufferPointer<UInt64>,
+        bytes: UnsafeRawBufferPointer, keys: Unmanaged<JSONScanner.Keys.Storage>, keyTable: UnsafeBufferPointer<UInt64>,
         members: UnsafeMutablePointer<JSONScanner.Members>, nested: NestedCapture?,
         keyStack: UnsafeMutableBufferPointer<Int>
     ) {
@@ -492,7 +507,7 @@ private struct Scanner {
                     ? JSONScanner.Keys.index(
                         ofRaw: UnsafeRawBufferPointer(rebasing: bytes[keyStart..<keyEnd]), table: keyTable,
                         keys: keys)
-                    : keys.pointee.index(ofDecoded: JSONScanner.decode(bytes, from: keyStart, to: keyEnd))
+                    : keys._withUnsafeGuaranteedRef { $0.index(ofDecoded: JSONScanner.decode(bytes, from: keyStart, to: keyEnd)) }
             } else if depth == 2 && inNested, let nested {
                 // The nested object asked for: the same question with its names.
                 nestedWanted =
@@ -500,7 +515,9 @@ private struct Scanner {
                     ? JSONScanner.Keys.index(
                         ofRaw: UnsafeRawBufferPointer(rebasing: bytes[keyStart..<keyEnd]), table: nested.table,
                         keys: nested.keys)
-                    : nested.keys.pointee.index(ofDecoded: JSONScanner.decode(bytes, from: keyStart, to: keyEnd))
+                    : nested.keys._withUnsafeGuaranteedRef {
+                        $0.index(ofDecoded: JSONScanner.decode(bytes, from: keyStart, to: keyEnd))
+                    }
             }
             skipWhitespace()
             guard index < count, bytes[index] == 0x3A else {
