@@ -9,11 +9,13 @@
 /// ``Keys`` set lie in the input and what kind they are. A string is decoded
 /// only when asked, with ``string(_:in:)``.
 ///
-/// A scan allocates nothing on the heap for typical input: object keys are
-/// remembered as byte ranges in a stack buffer, so a repeated key is found
-/// by comparing bytes. It falls back to decoded `String`s only for an object
-/// with a key that has an escape or a non-ASCII byte, or with more than 15
-/// keys, and to a heap buffer when more than 64 keys are open at once.
+/// A scan allocates nothing on the heap for typical input. A key asked for
+/// (in the ``Keys`` set of its object) is a repeat when its member was found
+/// already; the other keys are remembered as byte ranges in a stack buffer, so
+/// a repeated one is found by comparing bytes. It falls back to decoded
+/// `String`s only for an object with such a key that has an escape or a
+/// non-ASCII byte, or with more than 15 of them, and to a heap buffer when more
+/// than 64 are open at once.
 package enum JSONScanner {
     /// The kind of a JSON value.
     package enum Kind: UInt8, Sendable, Equatable {
@@ -497,7 +499,6 @@ private struct Scanner {
             let keyOffset = index
             let flags = try scanString()
             let keyStart = keyOffset + 1, keyEnd = index - 1
-            try checkDuplicate(keyStart, keyEnd, flags: flags, base: base, seen: &seen, at: keyOffset)
             var wanted = -1
             var nestedWanted = -1
             if depth == 1 {
@@ -518,6 +519,18 @@ private struct Scanner {
                     : nested.keys._withUnsafeGuaranteedRef {
                         $0.index(ofDecoded: JSONScanner.decode(bytes, from: keyStart, to: keyEnd))
                     }
+            }
+            // A key asked for repeats an earlier one exactly when its member was found already
+            // (names and keys are told apart by the parser's equality, decoded `String`s): it
+            // needs no comparing with the earlier keys, which only the other keys do, among
+            // themselves. An envelope's keys are all asked for.
+            if wanted >= 0 || nestedWanted >= 0 {
+                let found = wanted >= 0 ? members.pointee[wanted] : nested?.members.pointee[nestedWanted]
+                if found != nil {
+                    throw fail("duplicate key \"\(JSONScanner.decode(bytes, from: keyStart, to: keyEnd))\"", at: keyOffset)
+                }
+            } else {
+                try checkDuplicate(keyStart, keyEnd, flags: flags, base: base, seen: &seen, at: keyOffset)
             }
             skipWhitespace()
             guard index < count, bytes[index] == 0x3A else {
@@ -564,7 +577,8 @@ private struct Scanner {
         }
     }
 
-    /// Refuses a key equal to an earlier key of the same object, as the parser does.
+    /// Refuses a key equal to an earlier key of the same object, as the parser does; for the keys
+    /// not asked for, which are compared among themselves (see ``scanObject(depth:)``).
     @inline(__always)
     mutating func checkDuplicate(
         _ start: Int, _ end: Int, flags: UInt8, base: Int, seen: inout Set<String>?, at keyOffset: Int
