@@ -111,6 +111,29 @@ import Testing
         #expect(try peer.call("CONSUME", ["c", "earliest", "10", "nowhere/"]).code == "unknown_stage")
     }
 
+    /// docs/protocol.md, "Encodings": START, CREDIT and an ACK's SEQ are decimals as a reference's
+    /// SEQ is, 1 to 20 digits and nothing else; leading zeros within those 20 are the same number.
+    @Test func startCreditAndAckSeqAreOneToTwentyDigitsAndNothingElse() throws {
+        let bus = try TestBroker(); defer { bus.stop() }
+        try Self.publish(bus, 3)
+        let peer = try bus.peer()
+        let twentyOne = String(repeating: "0", count: 20) + "1"
+        for start in ["+1", " 1", "1 ", "0x1", twentyOne] {
+            #expect(try peer.call("CONSUME", ["c", start, "10", "in/"]).code == "bad_args", "START \(start)")
+        }
+        for credit in ["+10", "10 ", "1e1", String(repeating: "0", count: 19) + "10"] {
+            #expect(try peer.call("CONSUME", ["c", "earliest", credit, "in/"]).code == "bad_args", "CREDIT \(credit)")
+        }
+        #expect(try peer.call("CONSUME", ["c", "00000000000000000002", "0010", "in/"]).values == ["2"])
+        for seq in ["+2", "2 ", twentyOne] {
+            #expect(try peer.call("ACK", ["c", seq]).code == "bad_args", "SEQ \(seq)")
+        }
+        // An ACK that takes effect gives no reply: the CANCEL after it shows it was not refused.
+        try peer.send("ACK", [Array("c".utf8), Array("00000000000000000003".utf8)])
+        #expect(try peer.call("CANCEL", ["c"]).isOK)
+        #expect(try peer.call("CONSUME", ["c", "resume", "10", "in/"]).values == ["4"])
+    }
+
     @Test func ackOrCancelOfAnotherPeersConsumerIsBadArgs() throws {
         let bus = try TestBroker(); defer { bus.stop() }
         try Self.publish(bus, 1)

@@ -194,6 +194,33 @@ struct DocumentGenerator {
         expectAgreement(Array("{\"x\":\(deep.dropLast())}".utf8))
     }
 
+    /// With a stack buffer for one key, every object of two keys or more not asked for overflows it
+    /// and is scanned again with the heap buffer: the outcome is the same as with the full buffer
+    /// (and so the parser's, which the other tests check), for documents of every shape.
+    @Test func theHeapFallbackGivesWhatTheStackGives() {
+        func outcome(_ bytes: [UInt8], stackKeys: Int, heapFallback: Bool = true) -> Result<JSONScanner.Members, JSONError> {
+            bytes.withUnsafeBytes { buffer in
+                Result { () throws(JSONError) in
+                    try JSONScanner.scan(buffer, members: JSONScanner.Keys(["k1", "n", "absent"]), stackKeys: stackKeys,
+                                         heapFallback: heapFallback)
+                }
+            }
+        }
+        var generator = DocumentGenerator(random: SplitMix64(seed: 9))
+        var documents = [Self.keysOpenAtOnce(levels: 3), #"{"a":1,"b":{"c":2,"d":3},"a":4}"#, #"{"k1":1,"x":2,"y":3}"#]
+        for _ in 0..<500 { documents.append(generator.value(depth: 0)) }
+        var overflowed = 0
+        for document in documents.map({ Array($0.utf8) }) {
+            let tiny = outcome(document, stackKeys: 1)
+            #expect(tiny == outcome(document, stackKeys: JSONScanner.stackKeys), "\(String(decoding: document, as: UTF8.self))")
+            if case .failure(let error) = outcome(document, stackKeys: 1, heapFallback: false), error.offset == -1 {
+                overflowed += 1
+            }
+        }
+        // The fallback really ran: without it, many of these documents cannot be scanned with one key's room.
+        #expect(overflowed > 50)
+    }
+
     /// `levels` objects nested in one another, each with 14 keys before the one holding the next.
     /// The scanner keeps the keys of every open object while it has at most 15 (past that it
     /// compares `String`s), so all 15 of each level are held while the innermost is scanned: 150

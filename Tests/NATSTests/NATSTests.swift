@@ -32,6 +32,22 @@ import Testing
         connection.close()
         #expect(connection.isClosed)
     }
+
+    /// A request nobody listens to fails at once with "no responders", told apart from a timeout.
+    @Test func aRequestNobodyListensToIsNoResponders() throws {
+        let server = try NATSServer()
+        let connection = try server.connect()
+        let error = #expect(throws: NATSError.self) { try connection.request("nobody.home", [1], timeout: .seconds(5)) }
+        #expect(error?.isNoResponders == true)
+        #expect(error?.isTimeout == false)
+        let subscription = try connection.subscribe("somebody.home")
+        try connection.flush()
+        // Somebody listens but does not answer: a timeout, not "no responders".
+        let silent = #expect(throws: NATSError.self) { try connection.request("somebody.home", [1], timeout: .milliseconds(200)) }
+        #expect(silent?.isTimeout == true)
+        #expect(silent?.isNoResponders == false)
+        withExtendedLifetime(subscription) {}
+    }
 }
 
 @Suite struct JetStreamTests {
@@ -79,7 +95,10 @@ import Testing
     @Test func publishWithoutAStreamFails() throws {
         let server = try NATSServer()
         let js = try JetStream(connection: try server.connect(), options: JetStreamOptions(requestTimeout: .seconds(2)))
-        #expect(throws: NATSError.self) { try js.publish("nowhere", [1]) }
+        let error = #expect(throws: NATSError.self) { try js.publish("nowhere", [1]) }
+        // What JetStreamAnswer and the cluster warm-up retry on, and FailoverTests' reads.
+        #expect(error?.isNoResponders == true)
+        #expect(error?.isTimeout == false)
     }
 
     @Test func asyncPublishFromManyTasksGetsEveryAck() async throws {

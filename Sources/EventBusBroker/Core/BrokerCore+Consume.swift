@@ -7,9 +7,11 @@ extension BrokerCore {
         guard Self.isValidConsumerName(name) else {
             throw BusError(.badArgs, "frame 3: consumer NAME must match [a-z0-9_.-]{1,64}")
         }
-        let start = String(decoding: try argument(message, 1, "START"), as: UTF8.self)
-        let creditText = String(decoding: try argument(message, 2, "CREDIT"), as: UTF8.self)
-        guard let credit = Int(creditText), credit >= 1, credit <= WireProtocol.maxCredit else {
+        let startFrame = try argument(message, 1, "START")
+        let start = String(decoding: startFrame, as: UTF8.self)
+        // Decimals as every SEQ on the command socket: 1 to 20 digits, no sign (docs/protocol.md, "Encodings").
+        guard let credit = ASCIIDecimal.parse(try argument(message, 2, "CREDIT")[...]), credit >= 1,
+              credit <= UInt64(WireProtocol.maxCredit) else {
             throw BusError(.badArgs, "frame 5: CREDIT must be a decimal from 1 to \(WireProtocol.maxCredit)")
         }
         let prefixes = Array(message.arguments.dropFirst(3))
@@ -37,7 +39,7 @@ extension BrokerCore {
         case "latest": first = head + 1
         case "resume": first = max(consumer.acked + 1, log.firstSeq)
         default:
-            guard let seq = UInt64(start), seq >= 1 else {
+            guard let seq = ASCIIDecimal.parse(startFrame[...]), seq >= 1 else {
                 throw BusError(.badArgs, "frame 4: START must be earliest, latest, resume or a SEQ ≥ 1")
             }
             first = max(seq, log.firstSeq)
@@ -49,7 +51,7 @@ extension BrokerCore {
         consumer.peer = message.peer
         consumer.client = client
         consumer.batched = batchPeers.contains(message.peer)
-        consumer.credit = credit
+        consumer.credit = Int(credit)
         consumer.prefixes = prefixes
         consumer.stages = stages.map { Array($0).sorted() }
         consumer.rewind(to: first)
@@ -63,9 +65,9 @@ extension BrokerCore {
     func handleAck(_ message: CommandMessage) throws(BusError) {
         // Frames first (a missing one is bad_frame), then what they name.
         _ = try argument(message, 0, "NAME")
-        let text = String(decoding: try argument(message, 1, "SEQ"), as: UTF8.self)
+        let frame = try argument(message, 1, "SEQ")
         let consumer = try ownConsumer(message)
-        guard let seq = UInt64(text), seq >= 1, seq <= log.headSeq else {
+        guard let seq = ASCIIDecimal.parse(frame[...]), seq >= 1, seq <= log.headSeq else {
             throw BusError(.badArgs, "frame 4: SEQ must be a decimal from 1 to the head SEQ \(log.headSeq)")
         }
         consumer.acknowledge(seq)

@@ -211,9 +211,22 @@ package enum JSONScanner {
     /// - Returns: the root's kind and, if it is an object, the spans of the members it has.
     /// - Throws: the ``JSONError`` the parser would throw.
     package static func scan(_ bytes: UnsafeRawBufferPointer, members keys: Keys) throws(JSONError) -> Members {
+        try scan(bytes, members: keys, stackKeys: stackKeys)
+    }
+
+    /// The keys the stack buffer holds before a scan starts again with a heap buffer.
+    static let stackKeys = 64
+
+    /// ``scan(_:members:)`` with a stack buffer for `stackKeys` keys: tests make it small, so that
+    /// the heap fallback runs on ordinary input, or turn the fallback off to see where it is needed
+    /// (the scan then fails with offset -1 instead).
+    static func scan(
+        _ bytes: UnsafeRawBufferPointer, members keys: Keys, stackKeys: Int, heapFallback: Bool = true
+    ) throws(JSONError) -> Members {
         var members = Members(root: .null)
         let failure = withUnsafeMutablePointer(to: &members) { members in
-            scan(bytes, keys: keys, members: members, nested: nil, of: -1, found: nil)
+            scan(bytes, keys: keys, members: members, nested: nil, of: -1, found: nil, stackKeys: stackKeys,
+                 heapFallback: heapFallback)
         }
         if let failure { throw failure }
         return members
@@ -234,18 +247,18 @@ package enum JSONScanner {
     ) throws(JSONError) {
         let failure = withUnsafeMutablePointer(to: &members) { members in
             withUnsafeMutablePointer(to: &found) { found in
-                scan(bytes, keys: keys, members: members, nested: nested, of: parent, found: found)
+                scan(bytes, keys: keys, members: members, nested: nested, of: parent, found: found, stackKeys: stackKeys)
             }
         }
         if let failure { throw failure }
     }
 
-    /// Both scans: once with a key stack on the stack and, if more than 64 keys were open at
-    /// once, again with room for every key the input can hold (each takes at least 4 bytes:
+    /// Both scans: once with a key stack on the stack and, if more than `stackKeys` keys were open
+    /// at once, again with room for every key the input can hold (each takes at least 4 bytes:
     /// `"":0`). The error, if any, is returned rather than thrown, so that it crosses closures.
     private static func scan(
         _ bytes: UnsafeRawBufferPointer, keys: Keys, members: UnsafeMutablePointer<Members>,
-        nested: Keys?, of parent: Int, found: UnsafeMutablePointer<Members>?
+        nested: Keys?, of parent: Int, found: UnsafeMutablePointer<Members>?, stackKeys: Int, heapFallback: Bool = true
     ) -> JSONError? {
         // The sets' storage unmanaged and their tables by pointer (the sets outlive the scan, which
         // the caller holds them for): the scanner holds no reference to count.
@@ -262,8 +275,8 @@ package enum JSONScanner {
         }
         // 1 KiB: the most the standard library always puts on the stack. Above that it asks the
         // runtime, which here answered with a heap allocation and a free for every scan.
-        let failure = withUnsafeTemporaryAllocation(of: Int.self, capacity: 128) { attempt($0) }
-        guard let failure, failure.offset == Scanner.overflowOffset else { return failure }
+        let failure = withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * stackKeys) { attempt($0) }
+        guard let failure, failure.offset == Scanner.overflowOffset, heapFallback else { return failure }
         let heap = UnsafeMutableBufferPointer<Int>.allocate(capacity: 2 * (bytes.count / 4 + 2))
         defer { heap.deallocate() }
         return attempt(heap)
