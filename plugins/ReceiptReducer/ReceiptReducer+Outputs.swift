@@ -49,10 +49,6 @@ extension ReceiptReducer {
         return writer.bytes
     }
 
-    private func writeOptional(_ writer: inout JSONWriter, _ text: String?) {
-        if let text { writer.string(text) } else { writer.null() }
-    }
-
     /// `message.delivered` to the channel.
     func deliveredEvent(_ ci: Int, _ slot: Int32) -> ReducerOutput {
         let record = channels[ci].members[Int(slot)]
@@ -99,7 +95,7 @@ extension ReceiptReducer {
         writer.key(plain: "cid"); writer.string(channels[ci].cid)
         writer.key(plain: "user_id"); writer.string(users[Int(user)])
         let messageID = channels[ci].messageID(at: position)
-        writer.key(plain: idKey); writeOptional(&writer, messageID)
+        writer.key(plain: idKey); writer.string(orNull: messageID)
         writer.key(plain: timeKey); times.write(time, to: &writer)
         if messageID != nil { writeReceiptCounts(&writer, ci, position: position, read: type == .messageRead) }
         writer.endObject()
@@ -131,7 +127,7 @@ extension ReceiptReducer {
         writer.beginObject()
         writer.key(plain: "cid"); writer.string(channels[ci].cid)
         writer.key(plain: "user_id"); writer.string(users[Int(user)])
-        writer.key(plain: "last_read_message_id"); writeOptional(&writer, channels[ci].messageID(at: own.readPosition))
+        writer.key(plain: "last_read_message_id"); writer.string(orNull: channels[ci].messageID(at: own.readPosition))
         writer.key(plain: "last_read"); times.write(own.readTime, to: &writer)
         writeCounts(&writer, ci, slot, totals)
         writer.endObject()
@@ -165,7 +161,7 @@ extension ReceiptReducer {
         writer.key(plain: "cid"); writer.string(channels[ci].cid)
         writer.key(plain: "user_id"); writer.string(users[Int(user)])
         writer.key(plain: "first_unread_message_id"); writer.string(channels[ci].messageIDs[Int(firstUnread)])
-        writer.key(plain: "last_read_message_id"); writeOptional(&writer, channels[ci].messageID(at: own.readPosition))
+        writer.key(plain: "last_read_message_id"); writer.string(orNull: channels[ci].messageID(at: own.readPosition))
         writer.key(plain: "last_read"); times.write(own.readTime, to: &writer)
         writeCounts(&writer, ci, slot, totals)
         writer.endObject()

@@ -179,10 +179,6 @@ extension ReceiptReducer {
         return Int(ci)
     }
 
-    private func writeOptional(_ writer: inout JSONWriter, _ text: String?) {
-        if let text { writer.string(text) } else { writer.null() }
-    }
-
     // MARK: Methods
 
     /// A validated `channel_state` page request.
@@ -269,13 +265,13 @@ extension ReceiptReducer {
                 read = (own.readPosition, own.readTime)
             }
             writer.key("last_read"); times.write(read.time, to: &writer)
-            writer.key("last_read_message_id"); writeOptional(&writer, channel.messageID(at: read.position))
+            writer.key("last_read_message_id"); writer.string(orNull: channel.messageID(at: read.position))
             writer.key("unread_messages"); writer.int(channel.unreadMessages(slot, own: viewer))
         }
         if !visibility.hidesDelivery(record.user, userFlags) {
             writer.key("last_delivered_at"); times.write(record.deliveredTime, to: &writer)
             writer.key("last_delivered_message_id")
-            writeOptional(&writer, channel.messageID(at: record.deliveredPosition))
+            writer.string(orNull: channel.messageID(at: record.deliveredPosition))
         }
         writer.endObject()
     }
@@ -329,8 +325,8 @@ extension ReceiptReducer {
             writer.key("unread_mentions"); writer.int(row.mentions)
             writer.key("muted"); writer.bool(row.muted)
             writer.key("count_unread"); writer.string(row.countUnread)
-            writer.key("last_read"); writeOptional(&writer, row.lastRead)
-            writer.key("first_unread_message_id"); writeOptional(&writer, row.first)
+            writer.key("last_read"); writer.string(orNull: row.lastRead)
+            writer.key("first_unread_message_id"); writer.string(orNull: row.first)
             if let threads = row.threads {
                 writer.key("unread_threads"); writer.int(threads.count)
                 writer.key("unread_thread_parent_ids")
@@ -491,7 +487,7 @@ extension ReceiptReducer {
             }
         }
         writer.endArray()
-        writer.key("next_cursor"); writeOptional(&writer, nextCursor)
+        writer.key("next_cursor"); writer.string(orNull: nextCursor)
         writer.endObject()
         return (writer.bytes, hidden.any)
     }
@@ -528,7 +524,7 @@ extension ReceiptReducer {
             writer.key("user_id"); writer.string(users[Int(record.user)])
             if let key = list.timeKey {
                 writer.key(key)
-                writeOptional(&writer, channel.passed(position, slot: slot, read: list.isRead).flatMap { times.decode($0) })
+                times.write(channel.passed(position, slot: slot, read: list.isRead) ?? TimeTable.none, to: &writer)
             }
             writer.endObject()
         }
@@ -569,7 +565,7 @@ extension ReceiptReducer {
             }
         }
         writer.endArray()
-        writer.key("next_cursor"); writeOptional(&writer, nextCursor)
+        writer.key("next_cursor"); writer.string(orNull: nextCursor)
     }
 
     /// One reader of the message at `position`: `last_read` (when their public read
@@ -582,7 +578,7 @@ extension ReceiptReducer {
         writer.key("read_at")
         // A reader has a slot, and their watermark passed the message (they are listed as its reader).
         let passed = channel.slot(of: record.user).flatMap { channel.passed(position, slot: $0, read: true) }
-        writeOptional(&writer, passed.flatMap { times.decode($0) })
+        times.write(passed ?? TimeTable.none, to: &writer)
         writer.endObject()
     }
 }

@@ -4,10 +4,6 @@ import EventBusCore
 /// rules 14–17): counted over the thread's participants who are members now,
 /// computed by a scan of the participants, O(p log p) for p participants.
 extension ReceiptReducer {
-    private func writeOptional(_ writer: inout JSONWriter, _ text: String?) {
-        if let text { writer.string(text) } else { writer.null() }
-    }
-
     /// `message_receipts` of the reply at `request.position` in thread `t`:
     /// the same reply as for a channel message, over the thread's
     /// participants (members now, other than the reply's sender) and their
@@ -45,7 +41,7 @@ extension ReceiptReducer {
                 writer.key("user_id"); writer.string(users[Int(record.user)])
                 if let key = list.timeKey {
                     let passed = list.isRead ? record.history.read : record.history.delivered
-                    writer.key(key); writeOptional(&writer, passed.time(passing: position).flatMap { times.decode($0) })
+                    writer.key(key); times.write(passed.time(passing: position) ?? TimeTable.none, to: &writer)
                 }
                 writer.endObject()
             }
@@ -65,7 +61,7 @@ extension ReceiptReducer {
                 writer.key("user_id"); writer.string(users[Int(record.user)])
                 writer.key("last_read"); times.write(record.readTime, to: &writer)
                 writer.key("read_at")
-                writeOptional(&writer, record.history.read.time(passing: position).flatMap { times.decode($0) })
+                times.write(record.history.read.time(passing: position) ?? TimeTable.none, to: &writer)
                 writer.endObject()
             }
             writer.endArray()
@@ -73,7 +69,7 @@ extension ReceiptReducer {
                 nextCursor = ReaderCursor(time: last.readTime, stamp: last.readStamp).text
             }
         }
-        writer.key("next_cursor"); writeOptional(&writer, nextCursor)
+        writer.key("next_cursor"); writer.string(orNull: nextCursor)
         writer.endObject()
         return (writer.bytes, hidden)
     }
@@ -107,13 +103,13 @@ extension ReceiptReducer {
                 let own = record.user == visibility.viewer
                 let (read, time) = own ? (record.ownRead, record.ownReadTime) : (record.readPosition, record.readTime)
                 writer.key("last_read"); times.write(time, to: &writer)
-                writer.key("last_read_message_id"); writeOptional(&writer, channel.threadMessageID(t, at: read))
+                writer.key("last_read_message_id"); writer.string(orNull: channel.threadMessageID(t, at: read))
                 writer.key("unread_replies"); writer.int(channel.unreadReplies(t, after: read, user: record.user))
             }
             if !visibility.hidesDelivery(record.user, userFlags) {
                 writer.key("last_delivered_at"); times.write(record.deliveredTime, to: &writer)
                 writer.key("last_delivered_message_id")
-                writeOptional(&writer, channel.threadMessageID(t, at: record.deliveredPosition))
+                writer.string(orNull: channel.threadMessageID(t, at: record.deliveredPosition))
             }
             writer.endObject()
         }

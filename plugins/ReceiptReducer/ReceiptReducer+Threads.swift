@@ -88,10 +88,6 @@ extension ReceiptReducer {
 
     // MARK: Events
 
-    private func writeOptional(_ writer: inout JSONWriter, _ text: String?) {
-        if let text { writer.string(text) } else { writer.null() }
-    }
-
     /// `message.read` or `message.delivered` of a thread to the channel:
     /// `cid`, `user_id`, `parent_id`, the watermark's message id and time, and
     /// that reply's counts (rule 26).
@@ -106,7 +102,7 @@ extension ReceiptReducer {
         writer.key(plain: "parent_id"); writer.string(channels[ci].messageIDs[Int(channels[ci].threads[t].parent)])
         let messageID = channels[ci].threadMessageID(t, at: position)
         writer.key(read ? "last_read_message_id" : "last_delivered_message_id")
-        writeOptional(&writer, messageID)
+        writer.string(orNull: messageID)
         writer.key(read ? "last_read" : "last_delivered_at")
         times.write(time, to: &writer)
         if messageID != nil { writeReceiptCounts(&writer, ci, position: position, read: read) }
@@ -129,7 +125,7 @@ extension ReceiptReducer {
         if let firstUnread {
             writer.key(plain: "first_unread_message_id"); writer.string(channels[ci].messageIDs[Int(firstUnread)])
         }
-        writer.key(plain: "last_read_message_id"); writeOptional(&writer, channels[ci].threadMessageID(t, at: record.ownRead))
+        writer.key(plain: "last_read_message_id"); writer.string(orNull: channels[ci].threadMessageID(t, at: record.ownRead))
         writer.key(plain: "last_read"); times.write(record.ownReadTime, to: &writer)
         writer.key(plain: "unread_replies")
         writer.int(channels[ci].unreadReplies(t, after: record.ownRead, user: record.user))
