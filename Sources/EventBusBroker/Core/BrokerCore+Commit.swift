@@ -142,11 +142,11 @@ extension BrokerCore {
             statistics.published[stage, default: 0] += count
         }
         stagedRuns.removeFirst(group.runs)
-        let records = staged[..<group.records]
-        for record in records {
-            let stage = record.topic.starts(with: Self.outPrefix) ? Stage.out : Stage.diag
-            if stage == Stage.diag { statistics.diagnostics[record.type, default: 0] += 1 }
-            route(record, stage: stage)
+        // By index: `for record in staged[..<n]` copied each record out, a retain and a release of its topic and event.
+        for index in 0..<group.records {
+            let stage = staged[index].topic.starts(with: Self.outPrefix) ? Stage.out : Stage.diag
+            if stage == Stage.diag { statistics.diagnostics[staged[index].type, default: 0] += 1 }
+            route(staged[index], stage: stage)
         }
         staged.removeFirst(group.records)
         visibleSeq = max(visibleSeq, group.head)

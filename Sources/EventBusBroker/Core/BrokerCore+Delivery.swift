@@ -35,8 +35,8 @@ extension BrokerCore {
                 consumer.nextSeq = seq + 1
                 guard let record = record(seq), consumer.matches(record.topic),
                       !record.topic.starts(with: Self.outPrefix) || record.isStreamable else { continue }
-                outgoing.append(record)
                 bytes += record.topic.count + record.event.count
+                outgoing.append(record)  // its last use: moved in, not copied
             }
             guard let first = outgoing.first else { return }
             do {
