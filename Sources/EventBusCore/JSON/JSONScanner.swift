@@ -121,7 +121,8 @@ package enum JSONScanner {
                 if table[slot] == UInt64(length) && table[slot + 1] == first && table[slot + 2] == second {
                     let position = slot / 3
                     // Names longer than 16 bytes: the rest compared as bytes.
-                    if length <= 16 || keys._withUnsafeGuaranteedRef({ $0.names[position].utf8.elementsEqual(key) }) {
+                    // (Rare: the set taken back as a reference, counted, only here.)
+                    if length <= 16 || keys.takeUnretainedValue().names[position].utf8.elementsEqual(key) {
                         return position
                     }
                 }
@@ -521,7 +522,7 @@ private struct Scanner {
                     ? JSONScanner.Keys.index(
                         ofRaw: UnsafeRawBufferPointer(rebasing: bytes[keyStart..<keyEnd]), table: keyTable,
                         keys: keys)
-                    : keys._withUnsafeGuaranteedRef { $0.index(ofDecoded: JSONScanner.decode(bytes, from: keyStart, to: keyEnd)) }
+                    : keys.takeUnretainedValue().index(ofDecoded: JSONScanner.decode(bytes, from: keyStart, to: keyEnd))
             } else if depth == 2 && inNested, let nested {
                 // The nested object asked for: the same question with its names.
                 nestedWanted =
@@ -529,9 +530,7 @@ private struct Scanner {
                     ? JSONScanner.Keys.index(
                         ofRaw: UnsafeRawBufferPointer(rebasing: bytes[keyStart..<keyEnd]), table: nested.table,
                         keys: nested.keys)
-                    : nested.keys._withUnsafeGuaranteedRef {
-                        $0.index(ofDecoded: JSONScanner.decode(bytes, from: keyStart, to: keyEnd))
-                    }
+                    : nested.keys.takeUnretainedValue().index(ofDecoded: JSONScanner.decode(bytes, from: keyStart, to: keyEnd))
             }
             // A key asked for repeats an earlier one exactly when its member was found already
             // (names and keys are told apart by the parser's equality, decoded `String`s): it
