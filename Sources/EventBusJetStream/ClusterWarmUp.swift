@@ -3,9 +3,11 @@ import Logging
 import NATS
 
 /// Requests a cluster that just started may refuse for a while: a stream's replicas with
-/// too few peers known yet ("no suitable peers", 10005), or a KV bucket or the JetStream
-/// API with no responder yet (`NATS_NO_RESPONDERS`) while its leader is elected. Those
-/// answers are retried for ``wait``; any other error, or one past the wait, is thrown.
+/// too few peers known yet ("no suitable peers", 10005), a KV bucket or the JetStream
+/// API with no responder yet (`NATS_NO_RESPONDERS`) while its leader is elected, or
+/// "JetStream system temporarily unavailable" (10008) during an election after a leader
+/// was lost. Those answers are retried for ``wait``; any other error, or one past the
+/// wait, is thrown.
 ///
 /// Used where a process starts against the cluster (a plugin's lease and state, a
 /// gateway's streams), so that `eventbus up --backend` right after
@@ -28,7 +30,8 @@ enum ClusterWarmUp {
     /// replicas may not all know it yet (seen in the partition tests: 10059 on the
     /// `STREAM.INFO` right after the stream was added).
     static func isTransient(_ error: NATSError, timeouts: Bool = false, notFound: Bool = false) -> Bool {
-        error.isNoPeers || error.isNoResponders || (timeouts && error.isTimeout) || (notFound && error.isNotFound)
+        error.isNoPeers || error.isNoResponders || error.isTemporarilyUnavailable || (timeouts && error.isTimeout)
+            || (notFound && error.isNotFound)
     }
 
     /// `body` given a context on `jetStream`'s connection whose calls each wait the next

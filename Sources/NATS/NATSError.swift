@@ -69,6 +69,11 @@ public struct NATSError: Error, Sendable, Equatable, CustomStringConvertible {
     /// (`JSClusterNoPeersErr`, 10005): right after the servers start, before each has
     /// told the meta leader it is up, or while one is down.
     public var isNoPeers: Bool { jetStreamCode == Int(JSClusterNoPeersErr.rawValue) }
+    /// `true` when the server answered "JetStream system temporarily unavailable"
+    /// (`JSClusterNotAvailErr`, 10008): a request about a stream or consumer whose leader
+    /// is being elected, after a leader was lost (seen on a consumer's info right after a
+    /// SIGKILL of the stream's leader).
+    public var isTemporarilyUnavailable: Bool { jetStreamCode == Int(JSClusterNotAvailErr.rawValue) }
     /// `true` when the connection is closed (`NATS_CONNECTION_CLOSED`).
     public var isConnectionClosed: Bool { status == NATS_CONNECTION_CLOSED.rawValue }
     /// `true` when an expected revision or last sequence was stale: the server's

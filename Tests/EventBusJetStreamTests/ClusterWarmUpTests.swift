@@ -25,6 +25,24 @@ import Testing
         #expect(tries.withLock { $0 } == 3)
     }
 
+    /// Asked about a consumer while its stream elects a leader (seen in FailoverTests right
+    /// after a SIGKILL of the leader): "JetStream system temporarily unavailable".
+    @Test func temporarilyUnavailableIsRetriedUntilItPasses() throws {
+        let unavailable = NATSError(status: NATS_ERR.rawValue, jetStreamCode: Int(JSClusterNotAvailErr.rawValue),
+                                    operation: "consumer info EVENTBUS_in/during-election",
+                                    text: "JetStream system temporarily unavailable")
+        #expect(unavailable.isTemporarilyUnavailable)
+        #expect(ClusterWarmUp.isTransient(unavailable))
+        let tries = Mutex(0)
+        let value = try ClusterWarmUp.retry("test", wait: .seconds(30)) { () throws(NATSError) -> Int in
+            let n = tries.withLock { $0 += 1; return $0 }
+            if n <= 2 { throw unavailable }
+            return 7
+        }
+        #expect(value == 7)
+        #expect(tries.withLock { $0 } == 3)
+    }
+
     @Test func otherErrorsAreThrownAtOnce() {
         let tries = Mutex(0)
         #expect(throws: Self.timeout) {
