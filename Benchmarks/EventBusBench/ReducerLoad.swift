@@ -65,14 +65,11 @@ struct ReducerLoad {
     private func number(after marker: [UInt8], in bytes: UnsafeRawBufferPointer) -> Int? {
         guard marker.count >= 8, bytes.count > marker.count else { return nil }
         let head = marker.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
-        let splat = UInt64(marker[0]) &* 0x0101_0101_0101_0101
         let last = bytes.count - marker.count
         var start = 0
         while start <= last {
             if start + 8 <= bytes.count {
-                // Zero bytes of `word` are the first byte's places; the lowest flag is exact.
-                let word = bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self) ^ splat
-                let flags = (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
+                let flags = WordBytes.matching(marker[0], in: bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self))
                 if flags == 0 {
                     start += 8
                     continue

@@ -133,7 +133,10 @@ import Testing
         #expect(try peer.call("PUB", [Array("in".utf8), Events.read()]).values == ["1"])
         for (frame, words) in [("@2", "@2 names no logged event (the log holds 1 to 1)"), ("@0", "a reference is @ and a SEQ"),
                                ("@", "a reference is @ and a SEQ"), ("@1x", "not \"@1x\""),
-                               ("@99999999999999999999", "a reference is @ and a SEQ")] {
+                               ("@99999999999999999999", "a reference is @ and a SEQ"),
+                               // docs/protocol.md, "Encodings": no sign, and at most 20 digits even if zeros.
+                               ("@+1", "a reference is @ and a SEQ"),
+                               ("@000000000000000000001", "a reference is @ and a SEQ")] {
             let reply = try peer.call("PUB", [Array("a".utf8), Self.reference(1), Array(frame.utf8)])
             #expect(reply.code == "bad_args", "\(frame)")
             #expect(reply.message.contains("event 1: "), "\(frame)")
@@ -141,6 +144,8 @@ import Testing
         }
         // Nothing of a refused batch was appended.
         #expect(try peer.call("STATS").json["head_seq"] as? Int == 1)
+        // Leading zeros within 20 digits are the same SEQ.
+        #expect(try peer.call("PUB", [Array("a".utf8), Array("@00000000000000000001".utf8)]).values == ["2"])
     }
 
     @Test func referencesCountTheBytesTheyNameAgainstTheBatchLimit() throws {

@@ -53,6 +53,7 @@ import Testing
             (good + Array("12".utf8), "event 1"),  // a header without its newline
             (good + Array("x\n{}".utf8), "event 1"),  // not a length
             (Array("\n".utf8) + event, "event 0"),  // an empty length
+            (Array("+\(event.count)\n".utf8) + event, "event 0"),  // a sign (docs/protocol.md, "Encodings")
             ([], "empty"),
         ]
         for (batch, names) in cases {
@@ -64,8 +65,11 @@ import Testing
         #expect(try peer.call("PUBS", [Self.stage, good, good]).code == "bad_frame")
         #expect(try peer.call("PUBS", [Array("nowhere".utf8), good]).code == "unknown_stage")
         #expect(try peer.call("STATS").json["head_seq"] as? Int == 0)
-        // The broker goes on serving the same peer.
+        // The broker goes on serving the same peer; leading zeros within 20 digits are the same length.
         #expect(try peer.call("PUBS", [Self.stage, good]).values == ["1"])
+        let second = Events.read(message: "m2")
+        let padded = Array(String(format: "%020d\n", second.count).utf8) + second
+        #expect(try peer.call("PUBS", [Self.stage, padded]).values == ["2"])
     }
 
     @Test func moreEventsThanABatchMayHoldIsTooLarge() throws {

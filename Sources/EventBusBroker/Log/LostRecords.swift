@@ -67,6 +67,6 @@ public enum LostRecords {
         let id = "lost:\(seq)"
         let source = "/eventbus/broker"
         let event = #"{"specversion":"1.0","id":"\#(id)","source":"\#(source)","type":"log.records_lost","subject":"log","time":"\#(Clock.rfc3339(time))","data":{"seq":\#(seq),"reason":"lost from the log before eventbus recover"}}"#
-        return PendingRecord(topic: topic, source: Array(source.utf8)[...], id: Array(id.utf8)[...], event: Array(event.utf8))
+        return PendingRecord(topic: topic, source: source.utf8, id: id.utf8, event: Array(event.utf8))
     }
 }

@@ -5,14 +5,9 @@ enum JSONLexing {
     /// least 0x80; zero when there is none. Bytes above the first flagged one may be flagged wrongly.
     @inline(__always)
     static func specialBytes(_ word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        let quotes = word ^ (ones &* 0x22)
-        let backslashes = word ^ (ones &* 0x5C)
-        let controls = (word &- ones &* 0x20) & ~word
-        let hasQuote = (quotes &- ones) & ~quotes
-        let hasBackslash = (backslashes &- ones) & ~backslashes
-        return (controls | hasQuote | hasBackslash | word) & highs
+        let controls = (word &- WordBytes.ones &* 0x20) & ~word
+        let quotes = WordBytes.matchingUnmasked(0x22, in: word), backslashes = WordBytes.matchingUnmasked(0x5C, in: word)
+        return (controls | quotes | backslashes | word) & WordBytes.highs
     }
 
     /// Reads the four hex digits of a `\u` escape starting at `index`, moving past them.

@@ -62,12 +62,13 @@ package enum JSONScanner {
             let names: [String]
             /// Per name: its length in UTF-8 bytes and its first 16 bytes as two little-endian words, zero-padded.
             /// Allocated once and never written after `init`.
-            let table: UnsafeMutableBufferPointer<UInt64>
+            let table: UnsafeBufferPointer<UInt64>
 
             init(names: [String], table: [UInt64]) {
                 self.names = names
-                self.table = .allocate(capacity: table.count)
-                _ = self.table.initialize(from: table)
+                let memory = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: table.count)
+                _ = memory.initialize(from: table)
+                self.table = UnsafeBufferPointer(memory)
             }
 
             deinit { table.deallocate() }
@@ -263,11 +264,11 @@ package enum JSONScanner {
     ) -> JSONError? {
         // The sets' storage unmanaged and their tables by pointer (the sets outlive the scan, which
         // the caller holds them for): the scanner holds no reference to count.
-        let storage = Unmanaged.passUnretained(keys.storage), table = UnsafeBufferPointer(keys.storage.table)
+        let storage = Unmanaged.passUnretained(keys.storage), table = keys.storage.table
         var capture: NestedCapture?
         if let nested, let found {
             capture = NestedCapture(parent: parent, keys: Unmanaged.passUnretained(nested.storage),
-                                    table: UnsafeBufferPointer(nested.storage.table), members: found)
+                                    table: nested.storage.table, members: found)
         }
         func attempt(_ keyStack: UnsafeMutableBufferPointer<Int>) -> JSONError? {
             members.pointee = Members(root: .null)
