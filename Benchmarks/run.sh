@@ -208,7 +208,7 @@ for run in $(seq "$RUNS"); do
 done
 RESTART=1 bus_reducer restart_acks receipt-reducer 300000
 # The reducer's allocator setting as `eventbus up` gives it (Supervisor.allocatorEnvironment).
-MALLOC_MMAP_THRESHOLD_=131072 $BIN/eventbus-reducer-bench | while read -r _ mode rest; do
+MALLOC_MMAP_THRESHOLD_=1048576 MALLOC_TRIM_THRESHOLD_=4194304 $BIN/eventbus-reducer-bench | while read -r _ mode rest; do
   for kv in $rest; do echo "${kv%%=*} ${kv#*=}" >> $RESULTS; done
 done
 fi

@@ -109,15 +109,24 @@ public final class Supervisor: Service, Sendable {
         group = ServiceGroup(configuration: .init(services: services, logger: logger))
     }
 
-    /// Allocator settings for the plugin processes, unless the operator set them.
+    /// Allocator settings for the plugin processes, each unless the operator set it.
     ///
     /// glibc raises its mmap threshold each time a large block is freed, after
     /// which freed large blocks stay in the heap: a plugin whose state arrays
     /// grow by doubling (the reducer's per-channel message arrays) would keep
-    /// every outgrown copy resident. A fixed threshold (128 KiB, glibc's own
-    /// starting value) hands large blocks back to the system when freed.
-    static var allocatorEnvironment: [String: String] {
-        ProcessInfo.processInfo.environment["MALLOC_MMAP_THRESHOLD_"] == nil ? ["MALLOC_MMAP_THRESHOLD_": "131072"] : [:]
+    /// every outgrown copy resident. A fixed mmap threshold of 1 MiB hands blocks
+    /// that large back to the system when freed; smaller outgrown copies stay in
+    /// the heap for reuse.
+    ///
+    /// The trim threshold of 4 MiB keeps that much free memory at the heap's top
+    /// instead of 128 KiB. A plugin's deliveries come in frames of up to a few
+    /// hundred KiB (5,000 events of credit); with glibc's defaults each such frame
+    /// was mapped and unmapped, or the heap's top trimmed and grown again, and
+    /// every page faulted anew: 55,000 page faults in the reducer for 200,000 acks,
+    /// 3,100 with these settings (docs/operations.md, "Memory").
+    package static var allocatorEnvironment: [String: String] {
+        let given = ProcessInfo.processInfo.environment
+        return ["MALLOC_MMAP_THRESHOLD_": "1048576", "MALLOC_TRIM_THRESHOLD_": "4194304"].filter { given[$0.key] == nil }
     }
 
     /// The command endpoint as bound.

@@ -1,3 +1,4 @@
+import EventBusSupervisor
 import EventBusTesting
 import Foundation
 import Testing
@@ -14,7 +15,8 @@ import Testing
         let bench = URL(fileURLWithPath: BuildFolder.eventbus).deletingLastPathComponent()
             .appendingPathComponent("eventbus-reducer-bench").path
         try #require(FileManager.default.isExecutableFile(atPath: bench), "\(bench) is not built")
-        let result = try await RunningProcess.run("/usr/bin/env", ["MALLOC_MMAP_THRESHOLD_=131072", bench, "memory"],
+        let allocator = Supervisor.allocatorEnvironment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        let result = try await RunningProcess.run("/usr/bin/env", allocator + [bench, "memory"],
                                                    timeout: .seconds(300))
         #expect(result.status == 0, "\(result.standardError)")
         func figure(_ key: String) -> Int? {
