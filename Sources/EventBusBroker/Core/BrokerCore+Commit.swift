@@ -142,11 +142,16 @@ extension BrokerCore {
             statistics.published[stage, default: 0] += count
         }
         stagedRuns.removeFirst(group.runs)
-        // By index: `for record in staged[..<n]` copied each record out, a retain and a release of its topic and event.
-        for index in 0..<group.records {
-            let stage = staged[index].topic.starts(with: Self.outPrefix) ? Stage.out : Stage.diag
-            if stage == Stage.diag { statistics.diagnostics[staged[index].type, default: 0] += 1 }
-            route(staged[index], stage: stage)
+        // Through a pointer: `for record in staged[..<n]`, and even `route(staged[index])`,
+        // copied each record out, a retain and a release of its topic and its event.
+        staged.withUnsafeBufferPointer { staged in
+            for index in 0..<group.records {
+                // Not empty: the group holds at least this record.
+                let record = staged.baseAddress! + index
+                let stage = record.pointee.topic.starts(with: Self.outPrefix) ? Stage.out : Stage.diag
+                if stage == Stage.diag { statistics.diagnostics[record.pointee.type, default: 0] += 1 }
+                route(record.pointee, stage: stage)
+            }
         }
         staged.removeFirst(group.records)
         visibleSeq = max(visibleSeq, group.head)
