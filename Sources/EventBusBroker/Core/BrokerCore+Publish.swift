@@ -191,7 +191,7 @@ extension BrokerCore {
             }
             return record
         }
-        let routing = try Self.routing(frame, stage: stage, stageBytes: stageBytes, position: position)
+        let routing = try Self.routing(frame, stage: stage, stageBytes: stageBytes, position: position, topics: &topics)
         // A `reply` (a paged query answer with its redacted views) may take the
         // whole batch limit; every other event is held to max_event_bytes.
         guard frame.count <= config.maxEventBytes || routing.isReply else {
@@ -243,11 +243,13 @@ extension BrokerCore {
     /// every refusal take the string path, which decides and words the error
     /// exactly: at `in` the envelope and the type's `data` rules, past `in` the
     /// envelope (neither builds a JSON tree for common events).
-    static func routing(_ frame: [UInt8], stage: String, stageBytes: [UInt8], position: Int) throws(BusError) -> Routing {
+    static func routing(
+        _ frame: [UInt8], stage: String, stageBytes: [UInt8], position: Int, topics: inout TopicTable
+    ) throws(BusError) -> Routing {
         let spans = frame.withUnsafeBytes { EventValidator.envelopeSpans($0, stage: stage) }
         if let spans {
             return Routing(
-                topic: Topic.make(stage: stageBytes, subject: frame[spans.subject], type: frame[spans.type]),
+                topic: topics.topic(stage: stageBytes, subject: frame[spans.subject], type: frame[spans.type]),
                 identity: .inFrame(source: spans.source, id: spans.id),
                 isReply: frame[spans.type].elementsEqual(EventType.reply.rawValue.utf8), hasTime: spans.hasTime)
         }

@@ -44,6 +44,8 @@ final class BrokerCore {
 
     var index = StageIndex()
     var cache: RecordCache
+    /// The topics of recent records, shared by the records that have the same one.
+    var topics = TopicTable()
     var dedup: DedupWindow
     var consumers: [String: ConsumerState] = [:]
     var requests = PendingRequests()
