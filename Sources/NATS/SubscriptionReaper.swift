@@ -16,7 +16,42 @@ import Dispatch
 /// every message that came before it, so once it is back the reader is past any message for
 /// this subscription. Only then is the subscription destroyed. The flush is a round trip, so
 /// this runs off the caller's thread; a closed connection needs none (closing joins the reader).
+///
+/// The order is a value, ``Plan``, tested without a connection; ``destroy(_:of:)`` carries it out.
 enum SubscriptionReaper {
+    /// One step of a reaping.
+    enum Step: Equatable {
+        /// `natsSubscription_Unsubscribe`: the reader no longer finds the subscription.
+        case unsubscribe
+        /// `natsConnection_FlushTimeout`: once its answer is back, the reader is past every
+        /// message that came before it.
+        case flush(timeoutMilliseconds: Int64)
+        /// `natsSubscription_Destroy`, after `seconds` (0: at once).
+        case destroy(afterSeconds: Int)
+    }
+
+    /// The steps of one reaping, given what the connection says as they run.
+    enum Plan {
+        /// How long the flush may wait for the server's answer.
+        static let flushTimeoutMilliseconds: Int64 = 5_000
+        /// How long a destroy waits when no round trip was possible: the reader is not reading
+        /// (reconnecting), and whatever message it was in the middle of takes microseconds.
+        static let graceSeconds = 1
+
+        /// The steps up to the flush: unsubscribe always comes first, and a closed connection
+        /// (its reader joined) needs no flush.
+        static func start(connectionClosed: Bool) -> [Step] {
+            connectionClosed ? [.unsubscribe] : [.unsubscribe, .flush(timeoutMilliseconds: flushTimeoutMilliseconds)]
+        }
+
+        /// The destroy that ends it: at once when the reader is known to be past the
+        /// subscription (the flush came back, or the connection is closed, before or after
+        /// it), otherwise after the grace period.
+        static func finish(flushed: Bool, connectionClosed: Bool) -> Step {
+            flushed || connectionClosed ? .destroy(afterSeconds: 0) : .destroy(afterSeconds: graceSeconds)
+        }
+    }
+
     /// Unsubscribes and destroys `handle`, a subscription of `connection`, in the background.
     ///
     /// For a JetStream subscription bound to an existing consumer only (as ``PullConsumer``'s
@@ -24,16 +59,23 @@ enum SubscriptionReaper {
     static func destroy(_ handle: OpaquePointer, of connection: Connection) {
         let subscription = Handle(pointer: handle)
         DispatchQueue.global(qos: .utility).async {
-            _ = natsSubscription_Unsubscribe(subscription.pointer)
-            let readerIsPast = connection.isClosed || natsConnection_FlushTimeout(connection.handle, 5_000) == NATS_OK
-                || connection.isClosed
-            if readerIsPast {
+            var flushed = false
+            for step in Plan.start(connectionClosed: connection.isClosed) {
+                switch step {
+                case .unsubscribe:
+                    _ = natsSubscription_Unsubscribe(subscription.pointer)
+                case .flush(let timeout):
+                    flushed = natsConnection_FlushTimeout(connection.handle, timeout) == NATS_OK
+                case .destroy:
+                    preconditionFailure("a plan's start never destroys")
+                }
+            }
+            guard case .destroy(let seconds) = Plan.finish(flushed: flushed, connectionClosed: connection.isClosed) else { return }
+            if seconds == 0 {
                 natsSubscription_Destroy(subscription.pointer)
                 return
             }
-            // No round trip now (reconnecting): the reader is not reading. Whatever message it
-            // may have been in the middle of takes microseconds; give it a second.
-            DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + 1) {
+            DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .seconds(seconds)) {
                 natsSubscription_Destroy(subscription.pointer)
                 withExtendedLifetime(connection) {}
             }
