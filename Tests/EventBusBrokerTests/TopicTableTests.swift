@@ -69,6 +69,31 @@ import Testing
         }
     }
 
+    /// A forwarded record's topic: the next stage, then the rest of the topic it forwards.
+    /// With one slot, topics of either kind evict each other and are never mistaken.
+    @Test func aForwardedTopicIsItsStageThenTheSuffix() {
+        var table = TopicTable(slotCount: 1)
+        var random = SplitMix64(seed: 19)
+        for _ in 0..<2_000 {
+            let stage = ["out", "read-privacy", "receipt-reducer", "o"][Int(random.next() % 4)]
+            let subject = "messaging:c\(random.next() % 5)", type = ["message.read", "notification.mark_read"][Int(random.next() % 2)]
+            let source = Array("receipt-reducer/\(subject)/\(type)".utf8)
+            let suffix = source[source.firstIndex(of: UInt8(ascii: "/"))!...]
+            let topic: [UInt8]
+            if random.next() % 2 == 0 {
+                topic = table.topic(stage: Array(stage.utf8), suffix: suffix)
+            } else {
+                topic = table.topic(stage: Array(stage.utf8), subject: Array(subject.utf8)[...], type: Array(type.utf8)[...])
+            }
+            #expect(topic == Topic.make(stage: stage, subject: subject, type: type))
+        }
+        let stage = Array("out".utf8), source = Array("reducer/messaging:general/message.read".utf8)
+        let first = table.topic(stage: stage, suffix: source[7...])
+        let again = table.topic(stage: stage, suffix: source[7...])
+        #expect(first == Array("out/messaging:general/message.read".utf8))
+        #expect(Self.storage(again) == Self.storage(first), "the second ask allocated a topic of its own")
+    }
+
     /// A subject sliced out of a larger frame (the PUB path's case) is read at its own indices.
     @Test func aSlicedSubjectIsReadFromItsOwnRange() {
         var table = TopicTable()

@@ -43,10 +43,8 @@ extension BrokerCore {
             throw BusError(.badEvent, "event \(position): @\(seq) is an event of stage \(RoutedRecord.stage(of: found.topic)); "
                 + "a PUB to \(stage) forwards only events of \(String(decoding: from.dropLast(), as: UTF8.self))")
         }
-        var topic = stageBytes
-        topic.append(contentsOf: found.topic[(from.count - 1)...])
         var record = found
-        record.topic = topic
+        record.topic = topics.topic(stage: stageBytes, suffix: found.topic[(from.count - 1)...])
         return record
     }
 

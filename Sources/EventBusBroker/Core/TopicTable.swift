@@ -45,6 +45,32 @@ struct TopicTable {
         return made
     }
 
+    /// `STAGE` then `suffix` (`/SUBJECT/TYPE`, another stage's topic after its stage): the
+    /// topic of a record forwarded by reference to `stage`. The table's array when it holds
+    /// these bytes, otherwise a new one, which it keeps.
+    mutating func topic(stage: [UInt8], suffix: ArraySlice<UInt8>) -> [UInt8] {
+        let hash = stage.withUnsafeBytes { stage in
+            suffix.withUnsafeBytes { suffix in Self.hash(suffix, Self.hash(stage, 1)) }
+        }
+        let slot = Int(truncatingIfNeeded: hash >> 20) & mask
+        let count = stage.count + suffix.count
+        let held = slots.withUnsafeBufferPointer { slots in
+            slots[slot].count == count && slots[slot].withUnsafeBytes { topic in
+                stage.withUnsafeBytes { stage in
+                    suffix.withUnsafeBytes { suffix in
+                        (stage.isEmpty || memcmp(topic.baseAddress!, stage.baseAddress!, stage.count) == 0)
+                            && (suffix.isEmpty || memcmp(topic.baseAddress! + stage.count, suffix.baseAddress!, suffix.count) == 0)
+                    }
+                }
+            }
+        }
+        if held { return slots[slot] }
+        var made = stage
+        made.append(contentsOf: suffix)
+        slots[slot] = made
+        return made
+    }
+
     /// Whether `topic` is `stage/subject/type` (its length already checked).
     @inline(__always)
     private static func matches(
