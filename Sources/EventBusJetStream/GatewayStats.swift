@@ -47,19 +47,19 @@ struct GatewayStats: Sendable, Equatable {
         w.beginObject()
         w.key("backend"); w.string("jetstream")
         w.key("servers"); w.beginArray(); for server in servers { w.string(server) }; w.endArray()
-        w.key("connected_url"); if let connectedURL { w.string(connectedURL) } else { w.null() }
+        w.key("connected_url"); w.string(orNull: connectedURL)
         w.key("replicas"); w.int(replicas)
         w.key("stages"); w.beginObject()
         for stage in stages {
             w.key(stage.name)
-            if let messages = stage.messages { w.uint(messages) } else { w.null() }
+            w.uint(orNull: stage.messages)
         }
         w.endObject()
         // Each stage has its own sequence on JetStream: its last SEQ, not one head for all.
         w.key("head_seqs"); w.beginObject()
         for stage in stages {
             w.key(stage.name)
-            if let last = stage.lastSequence { w.uint(last) } else { w.null() }
+            w.uint(orNull: stage.lastSequence)
         }
         w.endObject()
         w.key("consumers"); w.beginArray()
@@ -68,8 +68,8 @@ struct GatewayStats: Sendable, Equatable {
             w.key("name"); w.string(consumer.name)
             w.key("stage"); w.string(consumer.stage)
             w.key("prefixes"); w.beginArray(); for prefix in consumer.prefixes { w.string(prefix) }; w.endArray()
-            w.key("acked"); if let acked = consumer.acked { w.uint(acked) } else { w.null() }
-            w.key("lag"); if let lag = lag(of: consumer) { w.uint(lag) } else { w.null() }
+            w.key("acked"); w.uint(orNull: consumer.acked)
+            w.key("lag"); w.uint(orNull: lag(of: consumer))
             w.key("in_flight"); w.int(consumer.inFlight)
             w.key("credit"); w.int(consumer.credit)
             w.key("connected"); w.bool(true)

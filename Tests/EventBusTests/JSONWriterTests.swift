@@ -37,6 +37,15 @@ private func text(_ writer: JSONWriter) -> String {
         #expect(text(writer) == expected)
     }
 
+    @Test func optionalValuesAreWrittenOrNull() {
+        var writer = JSONWriter()
+        writer.beginArray()
+        writer.string(orNull: "a\"b"); writer.string(orNull: nil)
+        writer.uint(orNull: 7); writer.uint(orNull: nil)
+        writer.endArray()
+        #expect(text(writer) == #"["a\"b",null,7,null]"#)
+    }
+
     @Test func escapesKeys() {
         var writer = JSONWriter()
         writer.beginObject()

@@ -98,6 +98,11 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// Writes `value` as a string value, or `null` when there is none.
+    public mutating func string(orNull value: String?) {
+        if let value { string(value) } else { null() }
+    }
+
     /// Writes a signed integer value.
     public mutating func int(_ value: Int64) {
         beginValue()
@@ -118,6 +123,11 @@ public struct JSONWriter: Sendable {
         beginValue()
         appendDecimal(value)
         needsComma = true
+    }
+
+    /// Writes `value` as an unsigned integer value, or `null` when there is none.
+    public mutating func uint(orNull value: UInt64?) {
+        if let value { uint(value) } else { null() }
     }
 
     /// Writes `true` or `false`.
