@@ -32,43 +32,51 @@ struct TopicTable {
                 type.withUnsafeBytes { type in Self.hash(type, Self.hash(subject, Self.hash(stage, 0))) }
             }
         }
-        let slot = Int(truncatingIfNeeded: hash >> 20) & mask
-        let count = stage.count + subject.count + type.count + 2
-        let held = slots.withUnsafeBufferPointer { slots in
-            slots[slot].count == count && slots[slot].withUnsafeBytes { topic in
-                Self.matches(topic, stage: stage, subject: subject, type: type)
-            }
+        return held(hash: hash, count: stage.count + subject.count + type.count + 2) { topic in
+            Self.matches(topic, stage: stage, subject: subject, type: type)
+        } make: {
+            Topic.make(stage: stage, subject: subject, type: type)
         }
-        if held { return slots[slot] }
-        let made = Topic.make(stage: stage, subject: subject, type: type)
-        slots[slot] = made
-        return made
     }
 
     /// `STAGE` then `suffix` (`/SUBJECT/TYPE`, another stage's topic after its stage): the
     /// topic of a record forwarded by reference to `stage`. The table's array when it holds
     /// these bytes, otherwise a new one, which it keeps.
+    ///
+    /// Hashed over its two parts, not three, so the same bytes asked for in the other form
+    /// may take another slot: either slot's topic is right, the table only holds it twice.
     mutating func topic(stage: [UInt8], suffix: ArraySlice<UInt8>) -> [UInt8] {
         let hash = stage.withUnsafeBytes { stage in
             suffix.withUnsafeBytes { suffix in Self.hash(suffix, Self.hash(stage, 1)) }
         }
-        let slot = Int(truncatingIfNeeded: hash >> 20) & mask
-        let count = stage.count + suffix.count
-        let held = slots.withUnsafeBufferPointer { slots in
-            slots[slot].count == count && slots[slot].withUnsafeBytes { topic in
-                stage.withUnsafeBytes { stage in
-                    suffix.withUnsafeBytes { suffix in
-                        (stage.isEmpty || memcmp(topic.baseAddress!, stage.baseAddress!, stage.count) == 0)
-                            && (suffix.isEmpty || memcmp(topic.baseAddress! + stage.count, suffix.baseAddress!, suffix.count) == 0)
-                    }
-                }
-            }
+        return held(hash: hash, count: stage.count + suffix.count) { topic in
+            stage.withUnsafeBytes { stage in Self.starts(topic, at: 0, with: stage) }
+                && suffix.withUnsafeBytes { suffix in Self.starts(topic, at: stage.count, with: suffix) }
+        } make: {
+            stage + suffix
         }
-        if held { return slots[slot] }
-        var made = stage
-        made.append(contentsOf: suffix)
+    }
+
+    /// The topic of `hash`'s slot when it is `count` bytes long and `same`; otherwise `make()`,
+    /// which takes the slot.
+    @inline(__always)
+    private mutating func held(
+        hash: UInt64, count: Int, _ same: (UnsafeRawBufferPointer) -> Bool, make: () -> [UInt8]
+    ) -> [UInt8] {
+        let slot = Int(truncatingIfNeeded: hash >> 20) & mask
+        let hit = slots.withUnsafeBufferPointer { slots in
+            slots[slot].count == count && slots[slot].withUnsafeBytes(same)
+        }
+        if hit { return slots[slot] }
+        let made = make()
         slots[slot] = made
         return made
+    }
+
+    /// Whether `topic` holds `part` from `offset` on (within its length, already checked).
+    @inline(__always)
+    private static func starts(_ topic: UnsafeRawBufferPointer, at offset: Int, with part: UnsafeRawBufferPointer) -> Bool {
+        part.isEmpty || memcmp(topic.baseAddress! + offset, part.baseAddress!, part.count) == 0
     }
 
     /// Whether `topic` is `stage/subject/type` (its length already checked).
@@ -78,7 +86,7 @@ struct TopicTable {
     ) -> Bool {
         var offset = 0
         func next(_ part: UnsafeRawBufferPointer) -> Bool {
-            guard part.count == 0 || memcmp(topic.baseAddress! + offset, part.baseAddress!, part.count) == 0 else { return false }
+            guard starts(topic, at: offset, with: part) else { return false }
             offset += part.count
             return true
         }
