@@ -19,15 +19,13 @@ import Dispatch
 ///
 /// The order is a value, ``Plan``, tested without a connection; ``destroy(_:of:)`` carries it out.
 enum SubscriptionReaper {
-    /// One step of a reaping.
+    /// One step of a reaping before its destroy.
     enum Step: Equatable {
         /// `natsSubscription_Unsubscribe`: the reader no longer finds the subscription.
         case unsubscribe
         /// `natsConnection_FlushTimeout`: once its answer is back, the reader is past every
         /// message that came before it.
         case flush(timeoutMilliseconds: Int64)
-        /// `natsSubscription_Destroy`, after `seconds` (0: at once).
-        case destroy(afterSeconds: Int)
     }
 
     /// The steps of one reaping, given what the connection says as they run.
@@ -38,17 +36,17 @@ enum SubscriptionReaper {
         /// (reconnecting), and whatever message it was in the middle of takes microseconds.
         static let graceSeconds = 1
 
-        /// The steps up to the flush: unsubscribe always comes first, and a closed connection
-        /// (its reader joined) needs no flush.
-        static func start(connectionClosed: Bool) -> [Step] {
+        /// The steps before the destroy: unsubscribe always comes first, and a closed
+        /// connection (its reader joined) needs no flush.
+        static func steps(connectionClosed: Bool) -> [Step] {
             connectionClosed ? [.unsubscribe] : [.unsubscribe, .flush(timeoutMilliseconds: flushTimeoutMilliseconds)]
         }
 
-        /// The destroy that ends it: at once when the reader is known to be past the
-        /// subscription (the flush came back, or the connection is closed, before or after
-        /// it), otherwise after the grace period.
-        static func finish(flushed: Bool, connectionClosed: Bool) -> Step {
-            flushed || connectionClosed ? .destroy(afterSeconds: 0) : .destroy(afterSeconds: graceSeconds)
+        /// The seconds the destroy that ends the steps waits: none when the reader is known to
+        /// be past the subscription (the flush came back, or the connection is closed, before
+        /// or after it), otherwise the grace period.
+        static func destroyDelay(flushed: Bool, connectionClosed: Bool) -> Int {
+            flushed || connectionClosed ? 0 : graceSeconds
         }
     }
 
@@ -60,17 +58,15 @@ enum SubscriptionReaper {
         let subscription = Handle(pointer: handle)
         DispatchQueue.global(qos: .utility).async {
             var flushed = false
-            for step in Plan.start(connectionClosed: connection.isClosed) {
+            for step in Plan.steps(connectionClosed: connection.isClosed) {
                 switch step {
                 case .unsubscribe:
                     _ = natsSubscription_Unsubscribe(subscription.pointer)
                 case .flush(let timeout):
                     flushed = natsConnection_FlushTimeout(connection.handle, timeout) == NATS_OK
-                case .destroy:
-                    preconditionFailure("a plan's start never destroys")
                 }
             }
-            guard case .destroy(let seconds) = Plan.finish(flushed: flushed, connectionClosed: connection.isClosed) else { return }
+            let seconds = Plan.destroyDelay(flushed: flushed, connectionClosed: connection.isClosed)
             if seconds == 0 {
                 natsSubscription_Destroy(subscription.pointer)
                 return

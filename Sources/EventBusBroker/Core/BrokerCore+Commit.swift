@@ -142,8 +142,10 @@ extension BrokerCore {
             statistics.published[stage, default: 0] += count
         }
         stagedRuns.removeFirst(group.runs)
-        // Through a pointer: `for record in staged[..<n]`, and even `route(staged[index])`,
-        // copied each record out, a retain and a release of its topic and its event.
+        // Through a pointer: `for record in staged[..<n]` and `staged[index]` copied each
+        // record out, a retain and a release of its topic and its event, for every read.
+        // (`route(record.pointee)` still copies once: the compiler cannot prove the memory
+        // stays put during the call.)
         staged.withUnsafeBufferPointer { staged in
             for index in 0..<group.records {
                 // Not empty: the group holds at least this record.
