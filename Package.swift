@@ -45,11 +45,12 @@ let package = Package(
         ),
         .target(name: "CCRC32C"),
         .target(name: "CPrefetch"),
+        .target(name: "CJSONBits"),
         .target(name: "CSpawn"),
         // Events, JSON, wire formats, validation and the plugin API: no sockets, no libzmq.
         .target(
             name: "EventBusCore",
-            dependencies: ["CCRC32C"],
+            dependencies: ["CCRC32C", "CJSONBits"],
             swiftSettings: strict
         ),
         // The protocol client (ZeroMQ); re-exports EventBusCore.
@@ -260,7 +261,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "EventBusMetricsTests", dependencies: ["EventBusMetrics", .product(name: "Prometheus", package: "swift-prometheus")], swiftSettings: strict),
-        .testTarget(name: "EventBusTests", dependencies: ["EventBusCore", "EventBus", "EventBusFuzzing"], swiftSettings: strict),
+        .testTarget(name: "EventBusTests", dependencies: ["EventBusCore", "EventBus", "EventBusFuzzing", "CJSONBits"], swiftSettings: strict),
         .testTarget(
             name: "EventBusBrokerTests",
             dependencies: ["EventBusBroker", "EventBus", "EventBusChaos", "EventBusTesting", "ZeroMQ"],

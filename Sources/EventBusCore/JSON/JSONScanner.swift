@@ -1,3 +1,5 @@
+import CJSONBits
+
 /// A validating JSON scanner that builds no values.
 ///
 /// It accepts exactly what ``JSONParser`` accepts — the same grammar, the same
@@ -8,6 +10,11 @@
 /// for a top-level object, where the values of the members named in a
 /// ``Keys`` set lie in the input and what kind they are. A string is decoded
 /// only when asked, with ``string(_:in:)``.
+///
+/// Input of printable ASCII without a backslash (an event as the SDKs write it) is first
+/// marked, sixteen bytes at a time, where its quotes are (`eventbus_json_quote_bits`): each
+/// string then ends at its next quote, with no byte of it looked at again. Other input,
+/// and every input that fails, is scanned byte by byte, so errors are the same either way.
 ///
 /// A scan allocates nothing on the heap for typical input. A key asked for
 /// (in the ``Keys`` set of its object) is a repeat when its member was found
@@ -60,7 +67,8 @@ package enum JSONScanner {
         /// The names and their table, which a scan reads by pointer: it retains and releases nothing.
         final class Storage: @unchecked Sendable {
             let names: [String]
-            /// Per name: its length in UTF-8 bytes and its first 16 bytes as two little-endian words, zero-padded.
+            /// ``Keys/header`` words (a hash's multiplier and its 64 buckets), then per name its
+            /// length in UTF-8 bytes and its first 16 bytes as two little-endian words, zero-padded.
             /// Allocated once and never written after `init`.
             let table: UnsafeBufferPointer<UInt64>
 
@@ -87,17 +95,55 @@ package enum JSONScanner {
         /// The names, in order; a name's position is its index in ``Members``.
         package var names: [String] { storage.names }
 
+        /// The words before the names in a set's table: the multiplier of a hash that puts each
+        /// name (its length and first word) in a bucket of its own, or 0 when none was found (two
+        /// names alike in both: they are then tried in turn); then 64 buckets of a byte each,
+        /// the position + 1 of the name in it, or 0. So a key is compared with one name, not all.
+        static let header = 9
+
         /// Creates a set of names; at most ``maxCount`` are used.
         package init(_ names: [String]) {
             let used = Array(names.prefix(Self.maxCount))
-            var table: [UInt64] = []
+            var entries: [UInt64] = []
             for name in used {
                 let bytes = Array(name.utf8)
-                table.append(UInt64(bytes.count))
-                table.append(Self.word(bytes.prefix(8)))
-                table.append(Self.word(bytes.dropFirst(8).prefix(8)))
+                entries.append(UInt64(bytes.count))
+                entries.append(Self.word(bytes.prefix(8)))
+                entries.append(Self.word(bytes.dropFirst(8).prefix(8)))
             }
-            storage = Storage(names: used, table: table)
+            var multiplier: UInt64 = 0
+            var buckets = [UInt8](repeating: 0, count: 64)
+            var candidate: UInt64 = 0x9E37_79B9_7F4A_7C15
+            for _ in 0..<1_000 {
+                var trial = [UInt8](repeating: 0, count: 64)
+                var clash = false
+                for position in used.indices {
+                    let bucket = Self.bucket(length: entries[3 * position], first: entries[3 * position + 1],
+                                             multiplier: candidate)
+                    if trial[bucket] != 0 {
+                        clash = true
+                        break
+                    }
+                    trial[bucket] = UInt8(position + 1)
+                }
+                if !clash {
+                    multiplier = candidate
+                    buckets = trial
+                    break
+                }
+                candidate = (candidate &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407) | 1
+            }
+            var table = [multiplier]
+            for start in stride(from: 0, to: 64, by: 8) {
+                table.append(Self.word(buckets[start..<start + 8]))
+            }
+            storage = Storage(names: used, table: table + entries)
+        }
+
+        /// The bucket of a name or key of `length` bytes whose first word is `first`.
+        @inline(__always)
+        static func bucket(length: UInt64, first: UInt64, multiplier: UInt64) -> Int {
+            Int(truncatingIfNeeded: ((first ^ length) &* multiplier) >> 58)
         }
 
         private static func word(_ bytes: ArraySlice<UInt8>) -> UInt64 {
@@ -117,10 +163,22 @@ package enum JSONScanner {
             let length = key.count
             let first = word(key, from: 0, count: min(length, 8))
             let second = length > 8 ? word(key, from: 8, count: min(length - 8, 8)) : 0
-            var slot = 0
+            let multiplier = table[0]
+            if multiplier != 0 {
+                // The one name that can be equal: the one in the key's bucket, if any.
+                let bucket = bucket(length: UInt64(length), first: first, multiplier: multiplier)
+                let position = Int(UnsafeRawPointer(table.baseAddress! + 1).load(fromByteOffset: bucket, as: UInt8.self)) - 1
+                guard position >= 0 else { return -1 }
+                let slot = header + 3 * position
+                guard table[slot] == UInt64(length) && table[slot + 1] == first && table[slot + 2] == second else {
+                    return -1
+                }
+                return length <= 16 || keys.takeUnretainedValue().names[position].utf8.elementsEqual(key) ? position : -1
+            }
+            var slot = header
             while slot < table.count {
                 if table[slot] == UInt64(length) && table[slot + 1] == first && table[slot + 2] == second {
-                    let position = slot / 3
+                    let position = (slot - header) / 3
                     // Names longer than 16 bytes: the rest compared as bytes.
                     // (Rare: the set taken back as a reference, counted, only here.)
                     if length <= 16 || keys.takeUnretainedValue().names[position].utf8.elementsEqual(key) {
@@ -221,14 +279,16 @@ package enum JSONScanner {
 
     /// ``scan(_:members:)`` with a stack buffer for `stackKeys` keys: tests make it small, so that
     /// the heap fallback runs on ordinary input, or turn the fallback off to see where it is needed
-    /// (the scan then fails with offset -1 instead).
+    /// (the scan then fails with offset -1 instead); or scan plain input byte by byte (`markQuotes`
+    /// false), to compare.
     static func scan(
-        _ bytes: UnsafeRawBufferPointer, members keys: Keys, stackKeys: Int, heapFallback: Bool = true
+        _ bytes: UnsafeRawBufferPointer, members keys: Keys, stackKeys: Int, heapFallback: Bool = true,
+        markQuotes: Bool = true
     ) throws(JSONError) -> Members {
         var members = Members(root: .null)
         let failure = withUnsafeMutablePointer(to: &members) { members in
             scan(bytes, keys: keys, members: members, nested: nil, of: -1, found: nil, stackKeys: stackKeys,
-                 heapFallback: heapFallback)
+                 heapFallback: heapFallback, markQuotes: markQuotes)
         }
         if let failure { throw failure }
         return members
@@ -255,12 +315,43 @@ package enum JSONScanner {
         if let failure { throw failure }
     }
 
+    /// The longest input whose quotes are marked first: its bitmap (a word per 64 bytes) fits
+    /// in the 1 KiB the standard library puts on the stack.
+    static let quoteBitsLimit = 8_192
+
     /// Both scans: once with a key stack on the stack and, if more than `stackKeys` keys were open
     /// at once, again with room for every key the input can hold (each takes at least 4 bytes:
     /// `"":0`). The error, if any, is returned rather than thrown, so that it crosses closures.
+    ///
+    /// Plain input (see ``JSONScanner``) is scanned with its quotes marked; when that scan
+    /// fails, the input is scanned again without them, so that the error is the byte-by-byte one.
     private static func scan(
         _ bytes: UnsafeRawBufferPointer, keys: Keys, members: UnsafeMutablePointer<Members>,
-        nested: Keys?, of parent: Int, found: UnsafeMutablePointer<Members>?, stackKeys: Int, heapFallback: Bool = true
+        nested: Keys?, of parent: Int, found: UnsafeMutablePointer<Members>?, stackKeys: Int, heapFallback: Bool = true,
+        markQuotes: Bool = true
+    ) -> JSONError? {
+        guard markQuotes, bytes.count >= 2, bytes.count <= quoteBitsLimit else {
+            return scan(bytes, keys: keys, members: members, nested: nested, of: parent, found: found,
+                        stackKeys: stackKeys, heapFallback: heapFallback, quotes: nil)
+        }
+        let marked = withUnsafeTemporaryAllocation(of: UInt64.self, capacity: (bytes.count + 63) / 64) {
+            (bits: UnsafeMutableBufferPointer<UInt64>) -> JSONError?? in
+            guard eventbus_json_quote_bits(bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count,
+                                           bits.baseAddress!) != 0 else { return .none }
+            return .some(scan(bytes, keys: keys, members: members, nested: nested, of: parent, found: found,
+                              stackKeys: stackKeys, heapFallback: heapFallback, quotes: UnsafeBufferPointer(bits)))
+        }
+        if case .some(.none) = marked { return nil }
+        return scan(bytes, keys: keys, members: members, nested: nested, of: parent, found: found,
+                    stackKeys: stackKeys, heapFallback: heapFallback, quotes: nil)
+    }
+
+    /// ``scan(_:keys:members:nested:of:found:stackKeys:heapFallback:)`` with the quotes marked in
+    /// `quotes` (plain input only), or none.
+    private static func scan(
+        _ bytes: UnsafeRawBufferPointer, keys: Keys, members: UnsafeMutablePointer<Members>,
+        nested: Keys?, of parent: Int, found: UnsafeMutablePointer<Members>?, stackKeys: Int, heapFallback: Bool,
+        quotes: UnsafeBufferPointer<UInt64>?
     ) -> JSONError? {
         // The sets' storage unmanaged and their tables by pointer (the sets outlive the scan, which
         // the caller holds them for): the scanner holds no reference to count.
@@ -273,7 +364,8 @@ package enum JSONScanner {
         func attempt(_ keyStack: UnsafeMutableBufferPointer<Int>) -> JSONError? {
             members.pointee = Members(root: .null)
             found?.pointee = Members(root: .null)
-            return run(bytes, keys: storage, table: table, members: members, nested: capture, keyStack: keyStack)
+            return run(bytes, keys: storage, table: table, members: members, nested: capture, keyStack: keyStack,
+                       quotes: quotes)
         }
         // 1 KiB: the most the standard library always puts on the stack. Above that it asks the
         // runtime, which here answered with a heap allocation and a free for every scan.
@@ -287,10 +379,12 @@ package enum JSONScanner {
     /// Scans; the error, if any, is returned rather than thrown, so that it crosses the closures above.
     private static func run(
         _ bytes: UnsafeRawBufferPointer, keys: Unmanaged<Keys.Storage>, table: UnsafeBufferPointer<UInt64>,
-        members: UnsafeMutablePointer<Members>, nested: NestedCapture?, keyStack: UnsafeMutableBufferPointer<Int>
+        members: UnsafeMutablePointer<Members>, nested: NestedCapture?, keyStack: UnsafeMutableBufferPointer<Int>,
+        quotes: UnsafeBufferPointer<UInt64>?
     ) -> JSONError? {
         var scanner = Scanner(
-            bytes: bytes, keys: keys, keyTable: table, members: members, nested: nested, keyStack: keyStack)
+            bytes: bytes, keys: keys, keyTable: table, members: members, nested: nested, keyStack: keyStack,
+            quotes: quotes)
         do {
             scanner.skipWhitespace()
             let root = try scanner.scanValue(depth: 0)
@@ -410,6 +504,8 @@ private struct Scanner {
     /// The raw content ranges (start, end) of the keys of every open object, innermost last.
     let keyStack: UnsafeMutableBufferPointer<Int>
     var keyTop = 0
+    /// The input's quotes, a bit per byte, when every byte is plain (`eventbus_json_quote_bits`).
+    let quotes: UnsafeBufferPointer<UInt64>?
 
     /// Set by ``scanString()``: the string had a backslash escape.
     static let escaped: UInt8 = 1
@@ -419,8 +515,9 @@ private struct Scanner {
     init(
         bytes: UnsafeRawBufferPointer, keys: Unmanaged<JSONScanner.Keys.Storage>, keyTable: UnsafeBufferPointer<UInt64>,
         members: UnsafeMutablePointer<JSONScanner.Members>, nested: NestedCapture?,
-        keyStack: UnsafeMutableBufferPointer<Int>
+        keyStack: UnsafeMutableBufferPointer<Int>, quotes: UnsafeBufferPointer<UInt64>?
     ) {
+        self.quotes = quotes
         self.bytes = bytes
         self.count = bytes.count
         self.keys = keys
@@ -716,6 +813,19 @@ private struct Scanner {
     mutating func scanString() throws(JSONError) -> UInt8 {
         let start = index
         index += 1  // "
+        if let quotes {
+            // Plain input: no escape, no control byte, nothing to decode; the next quote ends it.
+            var word = index >> 6
+            guard word < quotes.count else { throw fail("unterminated string", at: start) }
+            var bits = quotes[word] & (~0 << UInt64(index & 63))
+            while bits == 0 {
+                word += 1
+                guard word < quotes.count else { throw fail("unterminated string", at: start) }
+                bits = quotes[word]
+            }
+            index = word << 6 + bits.trailingZeroBitCount + 1
+            return 0
+        }
         var flags: UInt8 = 0
         while true {
             // Eight plain bytes at a time: none a quote, a backslash, a control byte or ≥ 0x80.
