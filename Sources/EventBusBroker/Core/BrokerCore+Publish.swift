@@ -251,7 +251,8 @@ extension BrokerCore {
             return Routing(
                 topic: topics.topic(stage: stageBytes, subject: frame[spans.subject], type: frame[spans.type]),
                 identity: .inFrame(source: spans.source, id: spans.id),
-                isReply: frame[spans.type].elementsEqual(EventType.reply.rawValue.utf8), hasTime: spans.hasTime)
+                isReply: frame[spans.type].withUnsafeBufferPointer { ByteRun.equal($0, BrokerCore.replyType) },
+                hasTime: spans.hasTime)
         }
         let envelope: EnvelopeFields
         do {

@@ -229,7 +229,7 @@ final class BrokerCore {
     /// Whether events of `type` may leave the broker on the stream or to `out`
     /// consumers; compared as bytes, on the delivery path.
     static func isStreamable(type: UnsafeBufferPointer<UInt8>) -> Bool {
-        !withheldTypes.contains { $0.count == type.count && $0.elementsEqual(type) }
+        !withheldTypes.contains { ByteRun.equal(type, $0) }
     }
 
     // MARK: Replies

@@ -1,5 +1,6 @@
 import CPrefetch
 import DequeModule
+import EventBus
 
 /// One logged event as the broker routes it.
 struct RoutedRecord: Sendable {
@@ -52,7 +53,7 @@ struct RoutedRecord: Sendable {
     var isStreamable: Bool { withTypeBytes(BrokerCore.isStreamable(type:)) }
 
     /// Whether the event's type is `type`.
-    func hasType(_ type: [UInt8]) -> Bool { withTypeBytes { $0.elementsEqual(type) } }
+    func hasType(_ type: [UInt8]) -> Bool { withTypeBytes { ByteRun.equal($0, type) } }
 }
 
 /// The newest logged events, kept in memory so that consumers at the head are

@@ -88,7 +88,7 @@ extension EventValidator {
         guard let members = vouched,
             let cid = IngressRule.plainString(members[IngressShape.cidPosition], in: data),
             // The subject is the cid; compared as bytes, which is stricter than the full path's `String` equality.
-            subject.elementsEqual(cid)
+            ByteRun.equal(subject, cid)
         else { return nil }
         return eventType
     }
@@ -158,6 +158,10 @@ extension EventValidator {
     /// Each rule accepts only what the full path (``ingressPayload(_:data:)``) accepts, and only in the
     /// plainest form: strings without escapes, so that their bytes are their text.
     enum IngressRule: Sendable {
+        /// The message kinds as bytes, for ``optionalMessageKind``.
+        static let regularKind = Array(NewMessage.Kind.regular.rawValue.utf8)
+        static let systemKind = Array(NewMessage.Kind.system.rawValue.utf8)
+
         /// A required `TYPE:ID` string.
         case cid
         /// A required user id: an id not starting with `@`.
@@ -197,8 +201,7 @@ extension EventValidator {
             case .optionalMessageKind:
                 guard let span else { return true }
                 guard let text = Self.plainString(span, in: object) else { return false }
-                return text.elementsEqual(NewMessage.Kind.regular.rawValue.utf8)
-                    || text.elementsEqual(NewMessage.Kind.system.rawValue.utf8)
+                return ByteRun.equal(text, Self.regularKind) || ByteRun.equal(text, Self.systemKind)
             case .optionalBool:
                 return span.map { $0.kind == .bool } ?? true
             case .optionalUserIDs:
@@ -323,7 +326,7 @@ extension EventValidator {
         /// The type named by `typeBytes` and the shape of its `data`, with no string made; `nil` for
         /// a type the fast path does not check.
         static func of(typeBytes: UnsafeBufferPointer<UInt8>) -> (type: EventType, shape: IngressShape)? {
-            for entry in byTypeName where entry.name.count == typeBytes.count && entry.name.elementsEqual(typeBytes) {
+            for entry in byTypeName where ByteRun.equal(typeBytes, entry.name) {
                 return (entry.type, entry.shape)
             }
             return nil

@@ -27,7 +27,7 @@ extension EventValidator {
         }
         guard members.root == .object,
             let specversion = IngressRule.plainString(members[0], in: frame),
-            specversion.elementsEqual(specVersion.utf8),
+            ByteRun.equal(specversion, specVersionBytes),
             let id = IngressRule.plainString(members[1], in: frame), isPrintableASCII(id, max: maxIDLength),
             let source = IngressRule.plainString(members[2], in: frame), hasScalarCount(source, in: 1...maxSourceLength),
             let type = IngressRule.plainString(members[3], in: frame), Identifier.isEventTypeName(type),

@@ -25,10 +25,16 @@ public enum EventValidator {
 
     /// Whether the bytes of a `source` are `/eventbus` or lie under `/eventbus/`.
     static func isReservedSource(_ source: UnsafeBufferPointer<UInt8>) -> Bool {
-        let prefix = reservedSourcePrefix.utf8
-        if source.count == prefix.count - 1 { return source.elementsEqual(prefix.dropLast()) }
-        return source.count >= prefix.count && source.prefix(prefix.count).elementsEqual(prefix)
+        if source.count == reservedSourcePrefixBytes.count - 1 {
+            return ByteRun.equal(source, Array(reservedSourcePrefixBytes.dropLast()))
+        }
+        return ByteRun.starts(source, with: reservedSourcePrefixBytes)
     }
+
+    /// ``reservedSourcePrefix`` as bytes.
+    private static let reservedSourcePrefixBytes = Array(reservedSourcePrefix.utf8)
+    /// ``specVersion`` as bytes.
+    static let specVersionBytes = Array(specVersion.utf8)
 
     /// The longest `source`, in Unicode scalars.
     public static let maxSourceLength = 256
