@@ -79,23 +79,18 @@ struct TopicTable {
         part.isEmpty || memcmp(topic.baseAddress! + offset, part.baseAddress!, part.count) == 0
     }
 
-    /// Whether `topic` is `stage/subject/type` (its length already checked).
+    /// Whether `topic` is `stage/subject/type` (its length already checked). Each part is
+    /// compared where it must lie, so nothing is counted along the way: a local counter that
+    /// closures update was boxed and checked for exclusive access on every lookup.
     @inline(__always)
     private static func matches(
         _ topic: UnsafeRawBufferPointer, stage: [UInt8], subject: ArraySlice<UInt8>, type: ArraySlice<UInt8>
     ) -> Bool {
-        var offset = 0
-        func next(_ part: UnsafeRawBufferPointer) -> Bool {
-            guard starts(topic, at: offset, with: part) else { return false }
-            offset += part.count
-            return true
-        }
-        func slash() -> Bool {
-            defer { offset += 1 }
-            return topic[offset] == UInt8(ascii: "/")
-        }
-        return stage.withUnsafeBytes(next) && slash() && subject.withUnsafeBytes(next) && slash()
-            && type.withUnsafeBytes(next)
+        let subjectStart = stage.count + 1, typeStart = subjectStart + subject.count + 1
+        return topic[subjectStart - 1] == UInt8(ascii: "/") && topic[typeStart - 1] == UInt8(ascii: "/")
+            && stage.withUnsafeBytes { starts(topic, at: 0, with: $0) }
+            && subject.withUnsafeBytes { starts(topic, at: subjectStart, with: $0) }
+            && type.withUnsafeBytes { starts(topic, at: typeStart, with: $0) }
     }
 
     /// Folds `bytes` into `seed`, eight bytes at a time (a multiply and a rotate per word).
