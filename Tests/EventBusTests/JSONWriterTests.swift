@@ -123,4 +123,33 @@ private func text(_ writer: JSONWriter) -> String {
         #expect(plain.bytes == general.bytes)
         #expect(plain.bytes == Array(#"{"cid":"messaging:general","last_read":[1,2],"n":{}}"#.utf8))
     }
+
+    /// Writers of every starting room, fed the same long text past several growths: the same
+    /// bytes as one that never grows; `takeBytes()` hands them over and leaves the writer empty.
+    @Test func textIsTheSameWhateverTheRoomAndTakeBytesEmptiesTheWriter() {
+        func write(_ writer: inout JSONWriter, members: Int) {
+            writer.beginArray()
+            for n in 0..<members {
+                writer.beginObject()
+                writer.key(plain: "member_with_a_longer_name"); writer.uint(UInt64(n) * 1_000_003)
+                writer.key("k\(n)"); writer.string(String(repeating: "é\"x", count: n % 7))
+                writer.key(plain: "n"); writer.raw(Array("[true,null]".utf8))
+                writer.endObject()
+            }
+            writer.endArray()
+        }
+        var reference = JSONWriter(capacity: 100_000)
+        write(&reference, members: 60)
+        let text = reference.bytes
+        #expect((try? JSONParser.parse(text)) != nil, "well formed")
+        for capacity in [0, 1, 15, 16, 17, 100, 256] {
+            var writer = JSONWriter(capacity: capacity)
+            write(&writer, members: 60)
+            #expect(writer.bytes == text, "capacity \(capacity)")
+            #expect(writer.takeBytes() == text, "capacity \(capacity)")
+            #expect(writer.bytes.isEmpty)
+            writer.beginArray(); writer.int(-5); writer.endArray()
+            #expect(writer.takeBytes() == Array("[-5]".utf8), "a taken writer writes anew, with no comma left over")
+        }
+    }
 }

@@ -56,7 +56,7 @@ extension ReceiptReducer {
             writeTotals(&writer, totals(user))
         }
         writer.endObject()
-        return ReducerOutput(stage: "out", type: cause.rawValue, subject: "@" + users[Int(user)], data: writer.bytes)
+        return ReducerOutput(stage: "out", type: cause.rawValue, subject: "@" + users[Int(user)], data: writer.takeBytes())
     }
 
     /// The current members of channel `ci` and their badges, by user id: to

@@ -19,7 +19,7 @@ extension ReceiptReducer {
         writer.key("reason"); writer.string(reason.rawValue)
         writer.endObject()
         return ReducerOutput(
-            stage: "diag", type: EventType.receiptRejected.wireName, subject: cid, data: writer.bytes)
+            stage: "diag", type: EventType.receiptRejected.wireName, subject: cid, data: writer.takeBytes())
     }
 
     /// A `message.new` data object written from the payload (when the original is not at hand).
@@ -46,7 +46,7 @@ extension ReceiptReducer {
         }
         writer.endObject()
         writer.endObject()
-        return writer.bytes
+        return writer.takeBytes()
     }
 
     /// `message.delivered` to the channel.
@@ -78,7 +78,7 @@ extension ReceiptReducer {
         writer.key(plain: "policy"); writer.string(type == .messageRead ? "read-privacy" : "delivery-privacy")
         writer.endObject()
         return ReducerOutput(
-            stage: "diag", type: EventType.receiptSuppressed.wireName, subject: channels[ci].cid, data: writer.bytes)
+            stage: "diag", type: EventType.receiptSuppressed.wireName, subject: channels[ci].cid, data: writer.takeBytes())
     }
 
     // The events below read the channel through `channels[ci]` each time: a
@@ -99,7 +99,7 @@ extension ReceiptReducer {
         writer.key(plain: timeKey); times.write(time, to: &writer)
         if messageID != nil { writeReceiptCounts(&writer, ci, position: position, read: type == .messageRead) }
         writer.endObject()
-        return ReducerOutput(stage: "out", type: type.wireName, subject: channels[ci].cid, data: writer.bytes)
+        return ReducerOutput(stage: "out", type: type.wireName, subject: channels[ci].cid, data: writer.takeBytes())
     }
 
     /// The counts closing a `notification.*`: the channel's `unread_messages`
@@ -133,7 +133,7 @@ extension ReceiptReducer {
         writer.endObject()
         return ReducerOutput(
             stage: "out", type: EventType.notificationMarkRead.wireName, subject: "@" + users[Int(user)],
-            data: writer.bytes)
+            data: writer.takeBytes())
     }
 
     /// `notification.mark_all_read` to the user's own devices (`@<user_id>`):
@@ -148,7 +148,7 @@ extension ReceiptReducer {
         writer.key(plain: "total_unread_mentions"); writer.int(totals.mentions)
         writer.endObject()
         return ReducerOutput(
-            stage: "out", type: EventType.notificationMarkAllRead.wireName, subject: "@" + userID, data: writer.bytes)
+            stage: "out", type: EventType.notificationMarkAllRead.wireName, subject: "@" + userID, data: writer.takeBytes())
     }
 
     /// `notification.mark_unread` to the user's own devices (`@<user_id>`),
@@ -167,6 +167,6 @@ extension ReceiptReducer {
         writer.endObject()
         return ReducerOutput(
             stage: "out", type: EventType.notificationMarkUnread.wireName, subject: "@" + users[Int(user)],
-            data: writer.bytes)
+            data: writer.takeBytes())
     }
 }

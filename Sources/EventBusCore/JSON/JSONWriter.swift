@@ -15,8 +15,14 @@
 /// // writer.bytes == Array(#"{"cid":"messaging:general","unread":3}"#.utf8)
 /// ```
 public struct JSONWriter: Sendable {
-    /// The text written so far.
-    public private(set) var bytes: [UInt8]
+    /// The text written so far (a copy when room is left over; ``takeBytes()`` copies nothing).
+    public var bytes: [UInt8] { length == storage.count ? storage : Array(storage[..<length]) }
+    /// The text, then room not yet written: each write checks the room once and copies its
+    /// bytes in. (`Array.append` checked the array's uniqueness for every byte, and its
+    /// `append(contentsOf:)` cost about 90 instructions a call: most of the reducer's writing.)
+    private var storage: [UInt8]
+    /// How much of ``storage`` is text.
+    private var length = 0
     /// Whether the next value or key must be preceded by a comma.
     private var needsComma = false
     /// Whether a key was just written, so the next value follows its colon.
@@ -26,8 +32,65 @@ public struct JSONWriter: Sendable {
     ///
     /// - Parameter capacity: bytes to reserve up front.
     public init(capacity: Int = 256) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        storage = [UInt8](repeating: 0, count: Swift.max(capacity, 16))
+    }
+
+    /// Hands over the text written, without copying it, and leaves the writer empty.
+    public mutating func takeBytes() -> [UInt8] {
+        var text: [UInt8] = []
+        swap(&text, &storage)
+        text.removeSubrange(length...)
+        length = 0
+        needsComma = false
+        afterKey = false
+        return text
+    }
+
+    /// Makes room for `count` more bytes and lends `body` where they go.
+    @inline(__always)
+    private mutating func write(_ count: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Void) {
+        if length + count > storage.count { grow(to: length + count) }
+        let start = length
+        storage.withUnsafeMutableBufferPointer { body($0.baseAddress! + start) }
+        length += count
+    }
+
+    private mutating func grow(to needed: Int) {
+        var larger = [UInt8](repeating: 0, count: Swift.max(needed, 2 * storage.count))
+        let written = length
+        if written > 0 {
+            larger.withUnsafeMutableBufferPointer { larger in
+                storage.withUnsafeBufferPointer { larger.baseAddress!.update(from: $0.baseAddress!, count: written) }
+            }
+        }
+        storage = larger
+    }
+
+    @inline(__always)
+    private mutating func put(_ byte: UInt8) {
+        write(1) { $0.pointee = byte }
+    }
+
+    @inline(__always)
+    private mutating func put(contentsOf source: UnsafeRawBufferPointer) {
+        guard let base = source.baseAddress, !source.isEmpty else { return }
+        write(source.count) { UnsafeMutableRawPointer($0).copyMemory(from: base, byteCount: source.count) }
+    }
+
+    @inline(__always)
+    private mutating func put(contentsOf source: UnsafeBufferPointer<UInt8>) {
+        put(contentsOf: UnsafeRawBufferPointer(source))
+    }
+
+    @inline(__always)
+    private mutating func put(contentsOf source: [UInt8]) {
+        source.withUnsafeBytes { put(contentsOf: $0) }
+    }
+
+    private mutating func put(contentsOf source: some Collection<UInt8>) {
+        if source.withContiguousStorageIfAvailable({ put(contentsOf: $0) }) == nil {
+            put(contentsOf: Array(source))
+        }
     }
 
     @inline(__always)
@@ -35,43 +98,43 @@ public struct JSONWriter: Sendable {
         if afterKey {
             afterKey = false
         } else if needsComma {
-            bytes.append(UInt8(ascii: ","))
+            put(UInt8(ascii: ","))
         }
     }
 
     /// Opens an object: `{`.
     public mutating func beginObject() {
         beginValue()
-        bytes.append(UInt8(ascii: "{"))
+        put(UInt8(ascii: "{"))
         needsComma = false
     }
 
     /// Closes the innermost object: `}`.
     public mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
+        put(UInt8(ascii: "}"))
         needsComma = true
     }
 
     /// Opens an array: `[`.
     public mutating func beginArray() {
         beginValue()
-        bytes.append(UInt8(ascii: "["))
+        put(UInt8(ascii: "["))
         needsComma = false
     }
 
     /// Closes the innermost array: `]`.
     public mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
+        put(UInt8(ascii: "]"))
         needsComma = true
     }
 
     /// Writes an object member's key and its colon; the member's value comes next.
     public mutating func key(_ name: String) {
         if needsComma {
-            bytes.append(UInt8(ascii: ","))
+            put(UInt8(ascii: ","))
         }
         appendEscaped(name)
-        bytes.append(UInt8(ascii: ":"))
+        put(UInt8(ascii: ":"))
         needsComma = false
         afterKey = true
     }
@@ -80,13 +143,17 @@ public struct JSONWriter: Sendable {
     /// ASCII letters, digits and `_`, say) and its colon: what ``key(_:)``
     /// writes, without looking at each byte.
     public mutating func key(plain name: StaticString) {
-        if needsComma {
-            bytes.append(UInt8(ascii: ","))
+        // `,"name":` in one write.
+        let comma = needsComma ? 1 : 0
+        name.withUTF8Buffer { name in
+            write(comma + name.count + 3) { out in
+                out[0] = UInt8(ascii: ",")
+                out[comma] = UInt8(ascii: "\"")
+                if let base = name.baseAddress { (out + comma + 1).update(from: base, count: name.count) }
+                out[comma + name.count + 1] = UInt8(ascii: "\"")
+                out[comma + name.count + 2] = UInt8(ascii: ":")
+            }
         }
-        bytes.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
         needsComma = false
         afterKey = true
     }
@@ -107,7 +174,7 @@ public struct JSONWriter: Sendable {
     public mutating func int(_ value: Int64) {
         beginValue()
         if value < 0 {
-            bytes.append(UInt8(ascii: "-"))
+            put(UInt8(ascii: "-"))
         }
         appendDecimal(value.magnitude)
         needsComma = true
@@ -134,9 +201,9 @@ public struct JSONWriter: Sendable {
     public mutating func bool(_ value: Bool) {
         beginValue()
         if value {
-            bytes.append(contentsOf: [0x74, 0x72, 0x75, 0x65])  // true
+            put(contentsOf: [0x74, 0x72, 0x75, 0x65])  // true
         } else {
-            bytes.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65])  // false
+            put(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65])  // false
         }
         needsComma = true
     }
@@ -144,7 +211,7 @@ public struct JSONWriter: Sendable {
     /// Writes `null`.
     public mutating func null() {
         beginValue()
-        bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])  // null
+        put(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])  // null
         needsComma = true
     }
 
@@ -152,7 +219,7 @@ public struct JSONWriter: Sendable {
     /// event already encoded). The caller vouches that it is one JSON value.
     public mutating func raw(_ jsonBytes: some Collection<UInt8>) {
         beginValue()
-        bytes.append(contentsOf: jsonBytes)
+        put(contentsOf: jsonBytes)
         needsComma = true
     }
 
@@ -160,7 +227,7 @@ public struct JSONWriter: Sendable {
     /// (The array's bytes are copied in one go, with no generic iteration.)
     public mutating func raw(_ jsonBytes: [UInt8]) {
         beginValue()
-        bytes.append(contentsOf: jsonBytes)
+        put(contentsOf: jsonBytes)
         needsComma = true
     }
 
@@ -168,7 +235,7 @@ public struct JSONWriter: Sendable {
     /// with no generic iteration across modules.
     public mutating func raw(_ jsonBytes: UnsafeRawBufferPointer) {
         beginValue()
-        bytes.append(contentsOf: jsonBytes)
+        put(contentsOf: jsonBytes)
         needsComma = true
     }
 
@@ -176,21 +243,21 @@ public struct JSONWriter: Sendable {
     /// follows (a key gets its comma): such as an envelope's fixed start, written
     /// once and reused. The caller vouches for the text.
     package mutating func fragment(_ json: some Collection<UInt8>) {
-        bytes.append(contentsOf: json)
+        put(contentsOf: json)
         needsComma = true
         afterKey = false
     }
 
     /// Appends prepared JSON text held in an array; as the generic `fragment(_:)` does.
     package mutating func fragment(_ json: [UInt8]) {
-        bytes.append(contentsOf: json)
+        put(contentsOf: json)
         needsComma = true
         afterKey = false
     }
 
     /// Appends one prepared byte (a separator); as the generic `fragment(_:)` does.
     package mutating func fragment(byte: UInt8) {
-        bytes.append(byte)
+        put(byte)
         needsComma = true
         afterKey = false
     }
@@ -203,38 +270,59 @@ public struct JSONWriter: Sendable {
     }
 
     private mutating func appendDecimal(_ value: UInt64) {
-        if value < 10 {
-            bytes.append(UInt8(ascii: "0") + UInt8(value))
-            return
+        var digits = 1
+        var rest = value / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
         }
-        var digits: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
-                     UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        var rest = value
-        withUnsafeMutableBytes(of: &digits) { raw in
-            let slots = raw.bindMemory(to: UInt64.self)
-            while rest > 0 {
-                slots[count] = rest % 10
+        write(digits) { out in
+            var rest = value
+            for position in stride(from: digits - 1, through: 0, by: -1) {
+                out[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
                 rest /= 10
-                count += 1
-            }
-            while count > 0 {
-                count -= 1
-                bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: slots[count]))
             }
         }
     }
 
     private mutating func appendEscaped(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
         // A native string's bytes are read where they are; `var copy = text; copy.withUTF8`
         // retained and released the string's storage for every string written.
-        if text.utf8.withContiguousStorageIfAvailable({ appendEscapedContent($0) }) == nil {
+        if text.utf8.withContiguousStorageIfAvailable({ appendQuoted($0) }) == nil {
             var copy = text
-            copy.withUTF8 { appendEscapedContent($0) }
+            copy.withUTF8 { appendQuoted($0) }
         }
-        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `utf8` as a JSON string: in one write, quotes and all, when nothing in it
+    /// needs escaping (ids, cids, times: nearly every string the plugins write).
+    private mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
+        let raw = UnsafeRawBufferPointer(utf8)
+        var index = 0
+        var plain = true
+        while index + 8 <= raw.count {
+            if JSONLexing.specialBytes(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) != 0 {
+                plain = false
+                break
+            }
+            index += 8
+        }
+        while plain && index < raw.count {
+            let byte = raw[index]
+            plain = byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
+            index += 1
+        }
+        guard plain else {
+            put(UInt8(ascii: "\""))
+            appendEscapedContent(utf8)
+            put(UInt8(ascii: "\""))
+            return
+        }
+        write(raw.count + 2) { out in
+            out[0] = UInt8(ascii: "\"")
+            if let base = utf8.baseAddress { (out + 1).update(from: base, count: utf8.count) }
+            out[utf8.count + 1] = UInt8(ascii: "\"")
+        }
     }
 
     /// Appends `utf8`, a string's bytes, with what JSON requires escaped (no quotes around).
@@ -253,21 +341,21 @@ public struct JSONWriter: Sendable {
             guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
             let at = index - 1
             if runStart < at {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<at]))
+                put(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<at]))
             }
             runStart = index
-            bytes.append(UInt8(ascii: "\\"))
+            put(UInt8(ascii: "\\"))
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                bytes.append(byte)
+                put(byte)
             default:
                 let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                put(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
                                           hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
             }
         }
         if runStart < utf8.count {
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+            put(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
         }
     }
 }

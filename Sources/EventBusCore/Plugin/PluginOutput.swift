@@ -154,6 +154,6 @@ public struct PluginOutput: Sendable {
         if let replyto { w.key(plain: "replyto"); w.string(replyto) }
         w.key(plain: "data"); w.raw(data)
         w.endObject()
-        return w.bytes
+        return w.takeBytes()
     }
 }
