@@ -246,7 +246,7 @@ extension ReceiptReducer {
             writer.null()
         }
         writer.endObject()
-        return (writer.bytes, hidden)
+        return (writer.takeBytes(), hidden)
     }
 
     /// One `channel_state` member entry, without the fields `visibility` hides.
@@ -338,7 +338,7 @@ extension ReceiptReducer {
         }
         writer.endArray()
         writer.endObject()
-        return writer.bytes
+        return writer.takeBytes()
     }
 
     /// A validated `message_receipts` request.
@@ -434,7 +434,7 @@ extension ReceiptReducer {
                 }
             writeList(&writer, request, list, sender: sender, total: total, visibility)
             writer.endObject()
-            return (writer.bytes, hidden.any)
+            return (writer.takeBytes(), hidden.any)
         }
         writer.key("readers")
         writer.beginArray()
@@ -489,7 +489,7 @@ extension ReceiptReducer {
         writer.endArray()
         writer.key("next_cursor"); writer.string(orNull: nextCursor)
         writer.endObject()
-        return (writer.bytes, hidden.any)
+        return (writer.takeBytes(), hidden.any)
     }
 
     /// A `message_receipts` list: `members`, one page of the visible members

@@ -13,8 +13,8 @@ import CJSONBits
 ///
 /// Input of printable ASCII without a backslash (an event as the SDKs write it) is first
 /// marked, sixteen bytes at a time, where its quotes are (`eventbus_json_quote_bits`): each
-/// string then ends at its next quote, with no byte of it looked at again. Other input,
-/// and every input that fails, is scanned byte by byte, so errors are the same either way.
+/// string then ends at its next quote, with no byte of it looked at again; other input is
+/// scanned byte by byte. Both ways give the same outcome, errors included.
 ///
 /// A scan allocates nothing on the heap for typical input. A key asked for
 /// (in the ``Keys`` set of its object) is a repeat when its member was found
@@ -323,8 +323,9 @@ package enum JSONScanner {
     /// at once, again with room for every key the input can hold (each takes at least 4 bytes:
     /// `"":0`). The error, if any, is returned rather than thrown, so that it crosses closures.
     ///
-    /// Plain input (see ``JSONScanner``) is scanned with its quotes marked; when that scan
-    /// fails, the input is scanned again without them, so that the error is the byte-by-byte one.
+    /// Plain input (see ``JSONScanner``) is scanned with its quotes marked. Its errors need no
+    /// second scan: in plain input the byte-by-byte string scan stops at the same next quote
+    /// (or fails as unterminated at the same offset), so both scans agree on every outcome.
     private static func scan(
         _ bytes: UnsafeRawBufferPointer, keys: Keys, members: UnsafeMutablePointer<Members>,
         nested: Keys?, of parent: Int, found: UnsafeMutablePointer<Members>?, stackKeys: Int, heapFallback: Bool = true,
@@ -341,7 +342,7 @@ package enum JSONScanner {
             return .some(scan(bytes, keys: keys, members: members, nested: nested, of: parent, found: found,
                               stackKeys: stackKeys, heapFallback: heapFallback, quotes: UnsafeBufferPointer(bits)))
         }
-        if case .some(.none) = marked { return nil }
+        if case .some(let outcome) = marked { return outcome }
         return scan(bytes, keys: keys, members: members, nested: nested, of: parent, found: found,
                     stackKeys: stackKeys, heapFallback: heapFallback, quotes: nil)
     }
