@@ -25,14 +25,12 @@ public enum EventValidator {
 
     /// Whether the bytes of a `source` are `/eventbus` or lie under `/eventbus/`.
     static func isReservedSource(_ source: UnsafeBufferPointer<UInt8>) -> Bool {
-        if source.count == reservedSourcePrefixBytes.count - 1 {
-            return ByteRun.equal(source, Array(reservedSourcePrefixBytes.dropLast()))
-        }
-        return ByteRun.starts(source, with: reservedSourcePrefixBytes)
+        ByteRun.equal(source, reservedSourceBytes) || ByteRun.starts(source, with: reservedSourcePrefixBytes)
     }
 
-    /// ``reservedSourcePrefix`` as bytes.
+    /// ``reservedSourcePrefix`` as bytes, and without its closing `/` (the bus's own source).
     private static let reservedSourcePrefixBytes = Array(reservedSourcePrefix.utf8)
+    private static let reservedSourceBytes = Array(reservedSourcePrefixBytes.dropLast())
     /// ``specVersion`` as bytes.
     static let specVersionBytes = Array(specVersion.utf8)
 
