@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import EventBus
 
 /// The topics of recent records, each kept once: most records share a few topics (an
@@ -76,7 +73,7 @@ struct TopicTable {
     /// Whether `topic` holds `part` from `offset` on (within its length, already checked).
     @inline(__always)
     private static func starts(_ topic: UnsafeRawBufferPointer, at offset: Int, with part: UnsafeRawBufferPointer) -> Bool {
-        part.isEmpty || memcmp(topic.baseAddress! + offset, part.baseAddress!, part.count) == 0
+        ByteRun.equal(UnsafeRawBufferPointer(rebasing: topic[offset..<offset + part.count]), part)
     }
 
     /// Whether `topic` is `stage/subject/type` (its length already checked). Each part is
