@@ -331,20 +331,16 @@ package enum JSONScanner {
         nested: Keys?, of parent: Int, found: UnsafeMutablePointer<Members>?, stackKeys: Int, heapFallback: Bool = true,
         markQuotes: Bool = true
     ) -> JSONError? {
-        guard markQuotes, bytes.count >= 2, bytes.count <= quoteBitsLimit else {
+        // (An empty input has no address to mark; it fails at once anyway.)
+        guard markQuotes, let base = bytes.baseAddress, !bytes.isEmpty, bytes.count <= quoteBitsLimit else {
             return scan(bytes, keys: keys, members: members, nested: nested, of: parent, found: found,
                         stackKeys: stackKeys, heapFallback: heapFallback, quotes: nil)
         }
-        let marked = withUnsafeTemporaryAllocation(of: UInt64.self, capacity: (bytes.count + 63) / 64) {
-            (bits: UnsafeMutableBufferPointer<UInt64>) -> JSONError?? in
-            guard eventbus_json_quote_bits(bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count,
-                                           bits.baseAddress!) != 0 else { return .none }
-            return .some(scan(bytes, keys: keys, members: members, nested: nested, of: parent, found: found,
-                              stackKeys: stackKeys, heapFallback: heapFallback, quotes: UnsafeBufferPointer(bits)))
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: (bytes.count + 63) / 64) { bits in
+            let plain = eventbus_json_quote_bits(base.assumingMemoryBound(to: UInt8.self), bytes.count, bits.baseAddress!) != 0
+            return scan(bytes, keys: keys, members: members, nested: nested, of: parent, found: found,
+                        stackKeys: stackKeys, heapFallback: heapFallback, quotes: plain ? UnsafeBufferPointer(bits) : nil)
         }
-        if case .some(let outcome) = marked { return outcome }
-        return scan(bytes, keys: keys, members: members, nested: nested, of: parent, found: found,
-                    stackKeys: stackKeys, heapFallback: heapFallback, quotes: nil)
     }
 
     /// ``scan(_:keys:members:nested:of:found:stackKeys:heapFallback:)`` with the quotes marked in
