@@ -298,64 +298,56 @@ public struct JSONWriter: Sendable {
     /// needs escaping (ids, cids, times: nearly every string the plugins write).
     private mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
         let raw = UnsafeRawBufferPointer(utf8)
-        var index = 0
-        var plain = true
-        while index + 8 <= raw.count {
-            if JSONLexing.specialBytes(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) != 0 {
-                plain = false
-                break
+        var escape = Self.firstEscape(in: raw, from: 0)
+        guard escape < raw.count else {
+            write(raw.count + 2) { out in
+                out[0] = UInt8(ascii: "\"")
+                if let base = utf8.baseAddress { (out + 1).update(from: base, count: utf8.count) }
+                out[utf8.count + 1] = UInt8(ascii: "\"")
             }
-            index += 8
-        }
-        while plain && index < raw.count {
-            let byte = raw[index]
-            plain = byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
-            index += 1
-        }
-        guard plain else {
-            put(UInt8(ascii: "\""))
-            appendEscapedContent(utf8)
-            put(UInt8(ascii: "\""))
             return
         }
-        write(raw.count + 2) { out in
-            out[0] = UInt8(ascii: "\"")
-            if let base = utf8.baseAddress { (out + 1).update(from: base, count: utf8.count) }
-            out[utf8.count + 1] = UInt8(ascii: "\"")
+        // Runs that need nothing copied as they are, each escape written in between.
+        put(UInt8(ascii: "\""))
+        var runStart = 0
+        while escape < raw.count {
+            put(contentsOf: UnsafeRawBufferPointer(rebasing: raw[runStart..<escape]))
+            let byte = raw[escape]
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                write(2) { out in
+                    out[0] = UInt8(ascii: "\\")
+                    out[1] = byte
+                }
+            default:
+                write(6) { out in
+                    for (offset, letter) in "\\u00".utf8.enumerated() { out[offset] = letter }
+                    out[4] = Self.hexDigits[Int(byte >> 4)]
+                    out[5] = Self.hexDigits[Int(byte & 0xF)]
+                }
+            }
+            runStart = escape + 1
+            escape = Self.firstEscape(in: raw, from: runStart)
         }
+        put(contentsOf: UnsafeRawBufferPointer(rebasing: raw[runStart...]))
+        put(UInt8(ascii: "\""))
     }
 
-    /// Appends `utf8`, a string's bytes, with what JSON requires escaped (no quotes around).
-    private mutating func appendEscapedContent(_ utf8: UnsafeBufferPointer<UInt8>) {
-        let raw = UnsafeRawBufferPointer(utf8)
-        var runStart = 0
-        var index = 0
-        while index < utf8.count {
-            // Eight bytes at a time past those that need no escape (most text).
-            if index + 8 <= utf8.count && JSONLexing.specialBytes(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) == 0 {
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// The offset of the first byte of `raw` from `start` on that JSON requires escaped (`"`, `\`,
+    /// below 0x20), or its count when there is none: eight bytes at a time past plain ones.
+    private static func firstEscape(in raw: UnsafeRawBufferPointer, from start: Int) -> Int {
+        var index = start
+        while index < raw.count {
+            if index + 8 <= raw.count && JSONLexing.specialBytes(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) == 0 {
                 index += 8
                 continue
             }
-            let byte = utf8[index]
+            let byte = raw[index]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return index }
             index += 1
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-            let at = index - 1
-            if runStart < at {
-                put(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<at]))
-            }
-            runStart = index
-            put(UInt8(ascii: "\\"))
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                put(byte)
-            default:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                put(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                          hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            }
         }
-        if runStart < utf8.count {
-            put(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
-        }
+        return raw.count
     }
 }
