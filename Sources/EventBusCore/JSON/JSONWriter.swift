@@ -336,18 +336,26 @@ public struct JSONWriter: Sendable {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// The offset of the first byte of `raw` from `start` on that JSON requires escaped (`"`, `\`,
-    /// below 0x20), or its count when there is none: eight bytes at a time past plain ones.
+    /// below 0x20), or its count when there is none: eight bytes at a time past plain ones
+    /// (a word is looked at byte by byte only when it holds such a byte, or one of 0x80 or more).
+    @inline(__always)
     private static func firstEscape(in raw: UnsafeRawBufferPointer, from start: Int) -> Int {
         var index = start
-        while index < raw.count {
-            if index + 8 <= raw.count && JSONLexing.specialBytes(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) == 0 {
-                index += 8
-                continue
+        while index + 8 <= raw.count {
+            if JSONLexing.specialBytes(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) != 0 {
+                for offset in index..<index + 8 where needsEscape(raw[offset]) { return offset }
             }
-            let byte = raw[index]
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return index }
+            index += 8
+        }
+        while index < raw.count {
+            if needsEscape(raw[index]) { return index }
             index += 1
         }
         return raw.count
+    }
+
+    @inline(__always)
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 }
