@@ -223,13 +223,13 @@ final class BrokerCore {
     static let replyType = Array(EventType.reply.rawValue.utf8)
     static let queryType = Array(EventType.query.rawValue.utf8)
     /// The types that never leave the broker: `query`, `reply` and the private ones.
-    static let withheldTypes: [[UInt8]] = [queryType, replyType]
-        + EventType.allCases.filter(\.isPrivate).map { Array($0.rawValue.utf8) }
+    static let withheldTypes = TypeNameSet([queryType, replyType]
+        + EventType.allCases.filter(\.isPrivate).map { Array($0.rawValue.utf8) })
 
     /// Whether events of `type` may leave the broker on the stream or to `out`
     /// consumers; compared as bytes, on the delivery path.
     static func isStreamable(type: UnsafeBufferPointer<UInt8>) -> Bool {
-        !withheldTypes.contains { ByteRun.equal(type, $0) }
+        !withheldTypes.contains(type)
     }
 
     // MARK: Replies
