@@ -104,5 +104,14 @@ import Testing
         #expect(Array(batch.prefix(3)) == Array("0\n2".utf8))
         #expect(try PublishBatch.split(batch, limit: 10) == events)
         #expect(throws: BusError.self) { try PublishBatch.split(batch, limit: 3) }
+        // After leading frames (the broker's STAGE): the limit counts the events alone, and an
+        // error names an event by its place in the batch.
+        let stage = Array("in".utf8)
+        #expect(try PublishBatch.split(batch, limit: 4, after: [stage]) == [stage] + events)
+        #expect(throws: BusError.self) { try PublishBatch.split(batch, limit: 3, after: [stage]) }
+        let broken = batch + Array("9\nab".utf8)
+        #expect { try PublishBatch.split(broken, limit: 10, after: [stage]) } throws: { error in
+            (error as? BusError)?.message.hasPrefix("BATCH: event 4 at byte") == true
+        }
     }
 }

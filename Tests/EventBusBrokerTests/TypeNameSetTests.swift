@@ -3,7 +3,8 @@ import Testing
 
 @testable import EventBusBroker
 
-/// ``TypeNameSet`` answers exactly as a compare with each of its names would: for its
+/// ``TypeNameSet`` answers exactly as a compare with each of its names would (and says which
+/// name matched): for its
 /// names, for every name one byte off anywhere, and for names of every length around its
 /// 8- and 16-byte edges.
 @Suite struct TypeNameSetTests {
@@ -37,6 +38,7 @@ import Testing
         let set = TypeNameSet(held)
         for name in all {
             #expect(Self.contains(set, name) == held.contains(name), "length \(name.count)")
+            #expect(name.withUnsafeBufferPointer { set.index(of: $0) } == held.firstIndex(of: name), "length \(name.count)")
             guard name.count > 0 else { continue }
             var middle = name
             middle[name.count / 2] = UInt8(ascii: "_")

@@ -142,20 +142,15 @@ extension BrokerCore {
             statistics.published[stage, default: 0] += count
         }
         stagedRuns.removeFirst(group.runs)
-        // Through a pointer: `for record in staged[..<n]` and `staged[index]` copied each
-        // record out, a retain and a release of its topic and its event, for every read.
-        // (`route(record.pointee)` still copies once: the compiler cannot prove the memory
-        // stays put during the call.)
-        staged.withUnsafeBufferPointer { staged in
-            for index in 0..<group.records {
-                // Not empty: the group holds at least this record.
-                let record = staged.baseAddress! + index
-                let stage = record.pointee.topic.starts(with: Self.outPrefix) ? Stage.out : Stage.diag
-                if stage == Stage.diag { statistics.diagnostics[record.pointee.type, default: 0] += 1 }
-                route(record.pointee, stage: stage)
-            }
+        // Each record is moved out of `staged`: reading it in place and removing the run
+        // afterwards copied it for `route` (a retain and a release of its topic and its event).
+        for _ in 0..<group.records {
+            // The group's records are the first `group.records` of `staged`.
+            let record = staged.removeFirst()
+            let stage = record.isOut ? Stage.out : Stage.diag
+            if stage == Stage.diag { statistics.diagnostics[record.type, default: 0] += 1 }
+            route(record, stage: stage)
         }
-        staged.removeFirst(group.records)
         visibleSeq = max(visibleSeq, group.head)
     }
 

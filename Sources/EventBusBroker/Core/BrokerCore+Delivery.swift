@@ -34,7 +34,7 @@ extension BrokerCore {
                 }
                 consumer.nextSeq = seq + 1
                 guard let record = record(seq), consumer.matches(record.topic),
-                      !record.topic.starts(with: Self.outPrefix) || record.isStreamable else { continue }
+                      !record.isOut || record.isStreamable else { continue }
                 bytes += record.topic.count + record.event.count
                 outgoing.append(record)  // its last use: moved in, not copied
             }

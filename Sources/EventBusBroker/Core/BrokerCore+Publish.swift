@@ -308,11 +308,12 @@ extension BrokerCore {
         records.withUnsafeBufferPointer { records in
             for offset in records.indices {
                 let logged = RoutedRecord(seq: range.lowerBound + UInt64(offset), pending: records[offset])
-                cache.append(logged)
                 if routed {
                     indexRecord(logged, stage: stage)
                     staged.append(logged)
                 }
+                // Its last use: the cache takes it without a copy.
+                cache.append(consume logged)
             }
         }
         if !routed { index.append(stage: stage, seqs: range) }

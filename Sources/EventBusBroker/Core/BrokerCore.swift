@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import DequeModule
 import EventBus
 import Logging
 import ZeroMQ
@@ -55,8 +56,9 @@ final class BrokerCore {
 
     /// PUBs appended and not yet answered.
     var unconfirmed: [PendingConfirm] = []
-    /// Events of `out` and `diag` appended and not yet routed.
-    var staged: [RoutedRecord] = []
+    /// Events of `out` and `diag` appended and not yet routed; the commit moves each out
+    /// from the front (no copy of its topic and event).
+    var staged: Deque<RoutedRecord> = []
     /// Every append since the last commit, as runs of one stage each, in order.
     var stagedRuns: [(stage: String, count: Int)] = []
     /// Every event up to this SEQ is committed and routed.

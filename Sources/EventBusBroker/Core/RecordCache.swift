@@ -52,6 +52,9 @@ struct RoutedRecord: Sendable {
     /// Whether the event may leave the broker: ``BrokerCore/isStreamable(type:)`` of its type.
     var isStreamable: Bool { withTypeBytes(BrokerCore.isStreamable(type:)) }
 
+    /// Whether the event is of stage `out` (its topic begins `out/`).
+    var isOut: Bool { topic.withUnsafeBufferPointer { ByteRun.starts($0, with: BrokerCore.outPrefix) } }
+
     /// Whether the event's type is `type`.
     func hasType(_ type: [UInt8]) -> Bool { withTypeBytes { ByteRun.equal($0, type) } }
 }
@@ -69,10 +72,10 @@ struct RecordCache {
     init(capacityBytes: Int) { self.capacityBytes = capacityBytes }
 
     /// Adds the next record; SEQs must be contiguous.
-    mutating func append(_ record: RoutedRecord) {
+    mutating func append(_ record: consuming RoutedRecord) {
         if let last = records.last, last.seq + 1 != record.seq { removeAll() }
-        records.append(record)
         bytes += record.topic.count + record.event.count + 64
+        records.append(record)
         if bytes > capacityBytes && records.count > Self.evictionLead {
             // The oldest records, about to be released and freed, have long left the
             // CPU's cache: load those a few evictions ahead now.

@@ -326,11 +326,13 @@ extension EventValidator {
         /// The type named by `typeBytes` and the shape of its `data`, with no string made; `nil` for
         /// a type the fast path does not check.
         static func of(typeBytes: UnsafeBufferPointer<UInt8>) -> (type: EventType, shape: IngressShape)? {
-            for entry in byTypeName where ByteRun.equal(typeBytes, entry.name) {
-                return (entry.type, entry.shape)
-            }
-            return nil
+            // Found by a `TypeNameSet`: a walk of `byTypeName` retained and released each entry it passed.
+            guard let index = typeNames.index(of: typeBytes) else { return nil }
+            return (byTypeName[index].type, byTypeName[index].shape)
         }
+
+        /// The names of ``byTypeName``, in its order.
+        private static let typeNames = TypeNameSet(byTypeName.map(\.name))
 
         /// ``vouchedMembers(of:)`` from the members of `object` that a scan of the whole frame found
         /// (``dataKeys``, `offset` the object's start in that frame) instead of a scan of its own.

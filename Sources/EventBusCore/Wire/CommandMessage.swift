@@ -21,8 +21,9 @@ package struct CommandMessage {
             throw BusError(.badFrame, "PUBS: STAGE (frame 3) and one BATCH (frame 4), then nothing (got \(arguments.count) argument frames)")
         }
         let stage = arguments[arguments.startIndex]
-        let events = try PublishBatch.split(arguments[arguments.startIndex + 1], limit: WireProtocol.maxBatchEvents)
-        return CommandMessage(peer: peer, verb: .pub, correlation: correlation, arguments: ([stage] + events)[...])
+        let frames = try PublishBatch.split(arguments[arguments.startIndex + 1], limit: WireProtocol.maxBatchEvents,
+                                            after: [stage])
+        return CommandMessage(peer: peer, verb: .pub, correlation: correlation, arguments: frames[...])
     }
 
     /// The verbs a peer may send, the commonest first.

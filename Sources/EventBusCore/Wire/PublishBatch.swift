@@ -45,27 +45,29 @@ package enum PublishBatch {
         }
     }
 
-    /// The events of a BATCH frame, each as its own array, at most `limit` of them.
+    /// The events of a BATCH frame, each as its own array, at most `limit` of them, after
+    /// `leading` (the broker's PUBS puts its STAGE frame first: the events go straight into
+    /// its argument list, with no second array to copy them from).
     ///
     /// - Throws: `bad_frame` naming the first event whose header is not a length
     ///   and `\n`, or whose bytes run past the frame; `bad_frame` for an empty
     ///   frame; `too_large` past `limit` events.
-    package static func split(_ batch: [UInt8], limit: Int) throws(BusError) -> [[UInt8]] {
+    package static func split(_ batch: [UInt8], limit: Int, after leading: [[UInt8]] = []) throws(BusError) -> [[UInt8]] {
         guard !batch.isEmpty else {
             throw BusError(.badFrame, "BATCH is empty: it holds one or more events, each LENGTH\\n then the event")
         }
         return try batch.withUnsafeBytes { bytes in Result { () throws(BusError) -> [[UInt8]] in
-            var events: [[UInt8]] = []
+            var events = leading
             var offset = 0
             while offset < bytes.count {
-                guard events.count < limit else {
+                guard events.count - leading.count < limit else {
                     throw BusError(.tooLarge, "BATCH: more than \(limit) events in one batch")
                 }
                 var start = offset
                 guard let length = ASCIIDecimal.read(bytes, &start, ending: UInt8(ascii: "\n")),
                       length <= UInt64(bytes.count - start)
                 else {
-                    throw BusError(.badFrame, "BATCH: event \(events.count) at byte \(offset): expected LENGTH\\n and that many bytes of event")
+                    throw BusError(.badFrame, "BATCH: event \(events.count - leading.count) at byte \(offset): expected LENGTH\\n and that many bytes of event")
                 }
                 events.append(Array(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + Int(length))])))
                 offset = start + Int(length)

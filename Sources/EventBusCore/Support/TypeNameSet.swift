@@ -1,15 +1,14 @@
-import EventBus
-
-/// A fixed set of event type names, asked on the delivery path whether it holds a type.
+/// A fixed set of event type names, asked on the hot paths whether (and where) it holds a type.
 ///
-/// The broker asks it for every record it routes or delivers (``BrokerCore/isStreamable(type:)``).
+/// The broker asks it for every record it routes or delivers (whether the type may leave the
+/// broker), and the ingress check for every event at `in` (which shape its `data` has).
 /// An array of names (`[[UInt8]]`) retained and released each name it compared, fifteen
 /// of them per ask: that was 15 % of the broker loop's samples at 100,000 acks/s. Here
 /// each name is three words (its length, its first and its last eight bytes, zero-padded),
 /// so a compare is three loads and no reference is touched; names longer than 16 bytes
 /// are then compared in full. Both tables are allocated once and never freed: a set
 /// lives as long as the process (it is a `static let`).
-struct TypeNameSet: @unchecked Sendable {
+package struct TypeNameSet: @unchecked Sendable {
     /// Per name: length, first word, last word, offset of its bytes in ``bytes``.
     private let entries: UnsafeBufferPointer<UInt64>
     /// Every name's bytes, one after the other.
@@ -19,7 +18,7 @@ struct TypeNameSet: @unchecked Sendable {
 
     private static let entryWords = 4
 
-    init(_ names: [[UInt8]]) {
+    package init(_ names: [[UInt8]]) {
         var entries: [UInt64] = [], bytes: [UInt8] = [], lengths: UInt64 = 0
         for name in names {
             name.withUnsafeBufferPointer { name in
@@ -34,18 +33,21 @@ struct TypeNameSet: @unchecked Sendable {
     }
 
     /// Whether `name` is one of the set's names.
-    func contains(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard lengths >> UInt64(min(name.count, 63)) & 1 == 1 else { return false }
+    package func contains(_ name: UnsafeBufferPointer<UInt8>) -> Bool { index(of: name) != nil }
+
+    /// The position of `name` among the names the set was made of (the first, if it was given twice).
+    package func index(of name: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard lengths >> UInt64(min(name.count, 63)) & 1 == 1 else { return nil }
         let count = UInt64(name.count), head = Self.head(name), tail = Self.tail(name)
         var entry = 0
         while entry < entries.count {
             if entries[entry] == count && entries[entry + 1] == head && entries[entry + 2] == tail
                 && (name.count <= 16 || equalsMiddle(name, at: Int(entries[entry + 3]))) {
-                return true
+                return entry / Self.entryWords
             }
             entry += Self.entryWords
         }
-        return false
+        return nil
     }
 
     /// Whether the bytes between `name`'s first and last eight equal those of the name stored at `offset`.
