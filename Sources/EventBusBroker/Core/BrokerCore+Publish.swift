@@ -312,8 +312,7 @@ extension BrokerCore {
                     indexRecord(logged, stage: stage)
                     staged.append(logged)
                 }
-                // Its last use: the cache takes it without a copy.
-                cache.append(consume logged)
+                cache.append(logged)
             }
         }
         if !routed { index.append(stage: stage, seqs: range) }

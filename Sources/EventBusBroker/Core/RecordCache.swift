@@ -72,7 +72,7 @@ struct RecordCache {
     init(capacityBytes: Int) { self.capacityBytes = capacityBytes }
 
     /// Adds the next record; SEQs must be contiguous.
-    mutating func append(_ record: consuming RoutedRecord) {
+    mutating func append(_ record: RoutedRecord) {
         if let last = records.last, last.seq + 1 != record.seq { removeAll() }
         bytes += record.topic.count + record.event.count + 64
         records.append(record)
