@@ -46,6 +46,15 @@ import Testing
         }
     }
 
+    @Test func everyEventTypeIsFoundByItsNameAndNoOther() {
+        for type in EventType.allCases {
+            #expect(Array(type.rawValue.utf8).withUnsafeBufferPointer(EventType.named) == type)
+        }
+        for name in ["", "message", "message.rea", "message.readx", "Message.read", "channel_type.updatee"] {
+            #expect(Array(name.utf8).withUnsafeBufferPointer(EventType.named) == nil, "\(name)")
+        }
+    }
+
     @Test func theBrokerWithholdsQueriesRepliesAndPrivateTypes() {
         for type in EventType.allCases {
             let withheld = type.isPrivate || type == .query || type == .reply

@@ -76,6 +76,16 @@ public enum EventType: String, Sendable, CaseIterable, Hashable {
         }
     }
 
+    /// The type named by `name`'s bytes, found without making a string: `init(rawValue:)` on a
+    /// string hashes it for a lookup, once per event in a plugin's loop.
+    package static func named(_ name: UnsafeBufferPointer<UInt8>) -> EventType? {
+        names.index(of: name).map { all[$0] }
+    }
+
+    /// ``allCases`` made once (the synthesized property builds its array at every call), and their raw values.
+    private static let all = allCases
+    private static let names = TypeNameSet(all.map { Array($0.rawValue.utf8) })
+
     /// Whether the type is private: settings, membership and a channel's or
     /// user's life, never delivered to consumers of `out` or to stream
     /// subscribers (the reducer tells the users concerned with `notification.*`).

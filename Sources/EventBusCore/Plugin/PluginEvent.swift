@@ -109,7 +109,8 @@ public struct PluginEvent: Sendable {
     package func ingressPayload(
         type: Substring
     ) throws(EventValidationError) -> (type: EventType, time: String?, payload: IngressPayload)? {
-        guard let known = EventType(rawValue: String(type)), known.isIngress else { return nil }
+        var type = type
+        guard let known = type.withUTF8(EventType.named), known.isIngress else { return nil }
         if isLoggedAtIn, let logged = bytes.withUnsafeBytes({ EventValidator.loggedIngress($0, type: known) }) {
             return (known, logged.time, logged.payload)
         }
