@@ -77,6 +77,10 @@ struct TimeTable: Sendable {
     static let textLength = 24
 
     /// Writes the bus's text for milliseconds since 1970 (``textLength`` bytes) at `out`.
+    ///
+    /// Each field is written as two digits at once from small values: a loop taking one
+    /// digit of a 64-bit value at a time cost about 760 instructions per time, and the
+    /// reducer writes one or two times into each of its outputs.
     static func format(_ millis: Int64, into out: UnsafeMutablePointer<UInt8>) {
         var days = millis / 86_400_000
         var rest = millis % 86_400_000
@@ -84,23 +88,21 @@ struct TimeTable: Sendable {
             rest += 86_400_000
             days -= 1
         }
-        let (y, m, d) = civilFromDays(days)
-        var offset = 0
-        func put(_ value: Int64, _ width: Int) {
-            var v = value
-            for position in stride(from: offset + width - 1, through: offset, by: -1) {
-                out[position] = 0x30 + UInt8(truncatingIfNeeded: v % 10)
-                v /= 10
-            }
-            offset += width
+        let (year, month, day) = civilFromDays(days)
+        let ofDay = Int(rest)
+        let seconds = ofDay / 1000, fraction = ofDay % 1000
+        @inline(__always) func pair(_ value: Int, at offset: Int) {
+            out[offset] = 0x30 &+ UInt8(truncatingIfNeeded: value / 10)
+            out[offset + 1] = 0x30 &+ UInt8(truncatingIfNeeded: value % 10)
         }
-        func put(byte: UInt8) {
-            out[offset] = byte
-            offset += 1
-        }
-        put(y, 4); put(byte: 0x2D); put(m, 2); put(byte: 0x2D); put(d, 2); put(byte: 0x54)
-        put(rest / 3_600_000, 2); put(byte: 0x3A); put(rest / 60_000 % 60, 2); put(byte: 0x3A)
-        put(rest / 1000 % 60, 2); put(byte: 0x2E); put(rest % 1000, 3); put(byte: 0x5A)
+        pair(Int(year / 100), at: 0); pair(Int(year % 100), at: 2); out[4] = 0x2D
+        pair(Int(month), at: 5); out[7] = 0x2D
+        pair(Int(day), at: 8); out[10] = 0x54
+        pair(seconds / 3600, at: 11); out[13] = 0x3A
+        pair(seconds / 60 % 60, at: 14); out[16] = 0x3A
+        pair(seconds % 60, at: 17); out[19] = 0x2E
+        out[20] = 0x30 &+ UInt8(truncatingIfNeeded: fraction / 100)
+        pair(fraction % 100, at: 21); out[23] = 0x5A
     }
 
     /// Writes the time of `code` as a JSON string, `null` for ``none``: what
