@@ -37,6 +37,33 @@ import Testing
         }
     }
 
+    /// A text one byte away from the format, or naming a date or time that does not exist,
+    /// is not a time of the bus's format (it is kept verbatim instead).
+    @Test func parseRefusesEveryNonDigitAndImpossibleTimes() {
+        let valid = Array("2024-02-29T23:59:59.999Z".utf8)
+        #expect(TimeTable.parse(String(decoding: valid, as: UTF8.self)) != nil)
+        let digitPositions = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22]
+        for position in digitPositions {
+            for byte in [UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "a"), UInt8(ascii: " ")] {
+                var text = valid
+                text[position] = byte
+                #expect(TimeTable.parse(String(decoding: text, as: UTF8.self)) == nil, "\(position) \(byte)")
+            }
+        }
+        for position in [4, 7, 10, 13, 16, 19, 23] {
+            var text = valid
+            text[position] = UInt8(ascii: "0")
+            #expect(TimeTable.parse(String(decoding: text, as: UTF8.self)) == nil, "separator \(position)")
+        }
+        for text in ["2023-02-29T00:00:00.000Z", "2024-13-01T00:00:00.000Z", "2024-00-01T00:00:00.000Z",
+                     "2024-04-31T00:00:00.000Z", "2024-01-00T00:00:00.000Z", "2024-01-01T24:00:00.000Z",
+                     "2024-01-01T00:60:00.000Z", "2024-01-01T00:00:60.000Z", "2024-01-01T00:00:00.000",
+                     "2024-01-01T00:00:00.0000Z"] {
+            #expect(TimeTable.parse(text) == nil, "\(text)")
+        }
+        #expect(TimeTable.parse("2024-12-31T23:59:59.999Z") == TimeTable.parse("2025-01-01T00:00:00.000Z").map { $0 - 1 })
+    }
+
     @Test func writeWritesWhatTheDecodedStringWrites() {
         var table = TimeTable()
         let codes = [TimeTable.none, table.encode("2026-11-22T03:10:00.123Z"), table.encode("yesterday \"noon\""),

@@ -41,24 +41,26 @@ struct TimeTable: Sendable {
     }
 
     /// Milliseconds since 1970 for `YYYY-MM-DDTHH:MM:SS.mmmZ`, or `nil`.
+    ///
+    /// Every ack's time is parsed once: the digits are read in pairs, with one check that
+    /// all seventeen are digits, not through an optional per field.
     static func parse(_ text: String) -> Int64? {
         var text = text
         return text.withUTF8 { b -> Int64? in
             guard b.count == 24, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A,
                 b[19] == 0x2E, b[23] == 0x5A
             else { return nil }
-            func digits(_ from: Int, _ n: Int) -> Int64? {
-                var value: Int64 = 0
-                for i in from..<(from + n) {
-                    let d = b[i] &- 0x30
-                    guard d < 10 else { return nil }
-                    value = value * 10 + Int64(d)
-                }
-                return value
+            var notDigit = false
+            @inline(__always) func pair(_ at: Int) -> Int64 {
+                let high = b[at] &- 0x30, low = b[at + 1] &- 0x30
+                notDigit = notDigit || high > 9 || low > 9
+                return Int64(high) * 10 + Int64(low)
             }
-            guard let y = digits(0, 4), let mo = digits(5, 2), let d = digits(8, 2), let h = digits(11, 2),
-                let mi = digits(14, 2), let s = digits(17, 2), let ms = digits(20, 3),
-                (1...12).contains(mo), d >= 1, d <= daysInMonth(y, mo), h < 24, mi < 60, s < 60
+            let y = pair(0) * 100 + pair(2), mo = pair(5), d = pair(8), h = pair(11), mi = pair(14), s = pair(17)
+            let last = b[22] &- 0x30
+            notDigit = notDigit || last > 9
+            let ms = pair(20) * 10 + Int64(last)
+            guard !notDigit, (1...12).contains(mo), d >= 1, d <= daysInMonth(y, mo), h < 24, mi < 60, s < 60
             else { return nil }
             let days = daysFromCivil(y, mo, d)
             return ((days * 24 + h) * 60 + mi) * 60_000 + s * 1000 + ms
