@@ -308,11 +308,11 @@ extension BrokerCore {
         records.withUnsafeBufferPointer { records in
             for offset in records.indices {
                 let logged = RoutedRecord(seq: range.lowerBound + UInt64(offset), pending: records[offset])
+                cache.append(logged)
                 if routed {
                     indexRecord(logged, stage: stage)
                     staged.append(logged)
                 }
-                cache.append(logged)
             }
         }
         if !routed { index.append(stage: stage, seqs: range) }

@@ -74,8 +74,8 @@ struct RecordCache {
     /// Adds the next record; SEQs must be contiguous.
     mutating func append(_ record: RoutedRecord) {
         if let last = records.last, last.seq + 1 != record.seq { removeAll() }
-        bytes += record.topic.count + record.event.count + 64
         records.append(record)
+        bytes += record.topic.count + record.event.count + 64
         if bytes > capacityBytes && records.count > Self.evictionLead {
             // The oldest records, about to be released and freed, have long left the
             // CPU's cache: load those a few evictions ahead now.

@@ -88,7 +88,8 @@ public struct PluginEvent: Sendable {
     /// Parses and validates the event as an ingress event and returns its typed payload,
     /// or `nil` for a type outside the ingress types of docs/events.md (`query`, `reply`, plugin types).
     public func ingress() throws(EventValidationError) -> (envelope: EventEnvelope, payload: IngressPayload)? {
-        guard let known = EventType(rawValue: String(type)), known.isIngress else { return nil }
+        var type = type
+        guard let known = type.withUTF8(EventType.named), known.isIngress else { return nil }
         let validated = try EventValidator.validate(bytes, stage: Stage.in)
         guard let payload = validated.payload else { return nil }
         return (validated.envelope, payload)

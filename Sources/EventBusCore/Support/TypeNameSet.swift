@@ -3,7 +3,7 @@
 /// The broker asks it for every record it routes or delivers (whether the type may leave the
 /// broker), and the ingress check for every event at `in` (which shape its `data` has).
 /// An array of names (`[[UInt8]]`) retained and released each name it compared, fifteen
-/// of them per ask: that was 15 % of the broker loop's samples at 100,000 acks/s. Here
+/// of them per ask: that was 15 % of the broker loop's samples under the reducer bench. Here
 /// each name is three words (its length, its first and its last eight bytes, zero-padded),
 /// so a compare is three loads and no reference is touched; names longer than 16 bytes
 /// are then compared in full. Both tables are allocated once and never freed: a set
