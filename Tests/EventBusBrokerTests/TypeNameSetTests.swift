@@ -4,9 +4,8 @@ import Testing
 @testable import EventBusBroker
 
 /// ``TypeNameSet`` answers exactly as a compare with each of its names would (and says which
-/// name matched): for its
-/// names, for every name one byte off anywhere, and for names of every length around its
-/// 8- and 16-byte edges.
+/// name matched): for its names, for every name one byte off anywhere, and for names of
+/// every length around its 8- and 16-byte edges.
 @Suite struct TypeNameSetTests {
     private static func contains(_ set: TypeNameSet, _ name: [UInt8]) -> Bool {
         name.withUnsafeBufferPointer { set.contains($0) }

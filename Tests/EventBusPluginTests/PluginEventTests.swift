@@ -17,6 +17,20 @@ import Testing
         #expect(event.subject == subject)
         #expect(event.type == type)
     }
+
+    /// The typed payload is read for the ingress types named by the topic, and for no other
+    /// type (a query, a diagnostic, a plugin's own type, a near name), whatever the bytes hold.
+    @Test func onlyAnIngressTypeGivesAPayload() throws {
+        let bytes = Array(#"{"specversion":"1.0","id":"a","source":"/s","type":"message.read","subject":"messaging:x","time":"2026-11-22T03:10:00.123Z","data":{"cid":"messaging:x","user_id":"bob","message_id":"m1"}}"#.utf8)
+        let read = PluginEvent(seq: 1, topic: "in/messaging:x/message.read", bytes: bytes)
+        #expect(try read.ingressPayload()?.type == .messageRead)
+        #expect(try read.ingress()?.payload != nil)
+        for type in ["query", "receipt.rejected", "plugin.own", "message.rea", "message.readx"] {
+            let other = PluginEvent(seq: 1, topic: "in/messaging:x/\(type)", bytes: bytes)
+            #expect(try other.ingressPayload() == nil, "\(type)")
+            #expect(try other.ingress() == nil, "\(type)")
+        }
+    }
 }
 
 /// A plugin reads the strings of `data` it needs by scans, as a parse would read them.

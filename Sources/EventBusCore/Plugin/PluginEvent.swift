@@ -88,8 +88,7 @@ public struct PluginEvent: Sendable {
     /// Parses and validates the event as an ingress event and returns its typed payload,
     /// or `nil` for a type outside the ingress types of docs/events.md (`query`, `reply`, plugin types).
     public func ingress() throws(EventValidationError) -> (envelope: EventEnvelope, payload: IngressPayload)? {
-        var type = type
-        guard let known = type.withUTF8(EventType.named), known.isIngress else { return nil }
+        guard let known = Self.ingressType(type) else { return nil }
         let validated = try EventValidator.validate(bytes, stage: Stage.in)
         guard let payload = validated.payload else { return nil }
         return (validated.envelope, payload)
@@ -110,8 +109,7 @@ public struct PluginEvent: Sendable {
     package func ingressPayload(
         type: Substring
     ) throws(EventValidationError) -> (type: EventType, time: String?, payload: IngressPayload)? {
-        var type = type
-        guard let known = type.withUTF8(EventType.named), known.isIngress else { return nil }
+        guard let known = Self.ingressType(type) else { return nil }
         if isLoggedAtIn, let logged = bytes.withUnsafeBytes({ EventValidator.loggedIngress($0, type: known) }) {
             return (known, logged.time, logged.payload)
         }
@@ -120,6 +118,14 @@ public struct PluginEvent: Sendable {
         }
         guard let (envelope, payload) = try ingress() else { return nil }
         return (known, envelope.time, payload)
+    }
+
+    /// The ingress type named `type` (read from the topic), found from its bytes: `nil` for any
+    /// other type.
+    private static func ingressType(_ type: Substring) -> EventType? {
+        var type = type
+        guard let known = type.withUTF8(EventType.named), known.isIngress else { return nil }
+        return known
     }
 
     /// A stage name that gets the envelope checks only.
