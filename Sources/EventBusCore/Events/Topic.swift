@@ -19,11 +19,12 @@ public enum Topic {
     /// The topic bytes of an event whose subject and type are given as bytes.
     ///
     /// Copied through buffer pointers into storage of the final size: the broker makes one per
-    /// event, and appending the parts retained and released each part's storage.
+    /// event, and appending the parts retained and released each part's storage. The storage
+    /// comes from ``ZeroedBytes`` (the standard library's initializers look up metadata).
     public static func make(stage: [UInt8], subject: ArraySlice<UInt8>, type: ArraySlice<UInt8>) -> [UInt8] {
         let count = stage.count + subject.count + type.count + 2
-        return [UInt8](unsafeUninitializedCapacity: count) { topic, initialized in
-            // Safe: a buffer of capacity count ≥ 2 has a base address.
+        return ZeroedBytes.array(count: count) { topic in
+            // Safe: a buffer of count ≥ 2 has a base address.
             var next = topic.baseAddress!
             func put(_ part: UnsafeBufferPointer<UInt8>) {
                 if let bytes = part.baseAddress { next.initialize(from: bytes, count: part.count) }
@@ -36,7 +37,6 @@ public enum Topic {
             next.initialize(to: UInt8(ascii: "/"))
             next += 1
             type.withUnsafeBufferPointer(put)
-            initialized = count
         }
     }
 

@@ -32,7 +32,7 @@ public struct JSONWriter: Sendable {
     ///
     /// - Parameter capacity: bytes to reserve up front.
     public init(capacity: Int = 256) {
-        storage = [UInt8](repeating: 0, count: Swift.max(capacity, 16))
+        storage = ZeroedBytes.array(count: Swift.max(capacity, 16))
     }
 
     /// Hands over the text written, without copying it, and leaves the writer empty.
@@ -56,7 +56,7 @@ public struct JSONWriter: Sendable {
     }
 
     private mutating func grow(to needed: Int) {
-        var larger = [UInt8](repeating: 0, count: Swift.max(needed, 2 * storage.count))
+        var larger = ZeroedBytes.array(count: Swift.max(needed, 2 * storage.count))
         let written = length
         if written > 0 {
             larger.withUnsafeMutableBufferPointer { larger in
