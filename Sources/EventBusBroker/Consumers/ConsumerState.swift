@@ -22,8 +22,9 @@ final class ConsumerState {
     var acked: UInt64
     /// The next SEQ to look at for delivery.
     var nextSeq: UInt64 = 1
-    /// SEQs sent and not yet acknowledged, in order.
-    var inFlight: Deque<UInt64> = []
+    /// SEQs sent and not yet acknowledged, in order. Unchecked for exclusivity as
+    /// ``BrokerCore``'s state is (one thread, nothing lent): each ACK and delivery updates it.
+    @exclusivity(unchecked) var inFlight: Deque<UInt64> = []
 
     init(name: String, acked: UInt64) {
         self.name = name

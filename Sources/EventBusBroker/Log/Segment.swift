@@ -6,12 +6,14 @@ final class Segment {
     let fileName: String
     /// The file's full path.
     let path: String
+    // Unchecked for exclusivity as ``BrokerCore``'s state is (one thread, nothing lent): the
+    // log's append updates these per record.
     /// The byte offset of each record, in SEQ order.
-    var offsets: [Int] = []
+    @exclusivity(unchecked) var offsets: [Int] = []
     /// The logical size: bytes in the file plus, for the active segment, bytes still buffered.
-    var size: Int
+    @exclusivity(unchecked) var size: Int
     /// The largest timestamp of its records; 0 when it has none.
-    var newestTimestamp: UInt64 = 0
+    @exclusivity(unchecked) var newestTimestamp: UInt64 = 0
 
     init(firstSeq: UInt64, directory: String) {
         self.firstSeq = firstSeq
