@@ -380,6 +380,7 @@ import ZeroMQ
     @Test func outEventsReachTheStreamOnlyAfterTheirCommitAndAFullSubscriberIsCounted() throws {
         let bus = try CoreHarness()
         defer { bus.close() }
+        bus.core.subscriptionChanged([1] + Array("out/".utf8), userID: nil)
         bus.send("PUB", [Array("out".utf8), Self.event("o1")])
         #expect(bus.output.published.isEmpty)
         try bus.pass()
@@ -390,5 +391,46 @@ import ZeroMQ
         try bus.pass()
         #expect(bus.output.published.count == 2)  // sent with dropping on: the others get it
         #expect(bus.core.statistics.streamOverflows == 1)
+    }
+
+    /// Without keys, an event is sent to the stream only while some prefix is subscribed
+    /// (the XPUB passes up each prefix's first subscription and last unsubscription).
+    @Test func nothingIsSentToAStreamNobodySubscribesTo() throws {
+        let bus = try CoreHarness()
+        defer { bus.close() }
+        bus.send("PUB", [Array("out".utf8), Self.event("o1")])
+        try bus.pass()
+        #expect(bus.output.published.isEmpty)
+        bus.core.subscriptionChanged([1] + Array("out/".utf8), userID: nil)
+        bus.core.subscriptionChanged([1] + Array("diag/".utf8), userID: nil)
+        bus.send("PUB", [Array("out".utf8), Self.event("o2")])
+        try bus.pass()
+        #expect(bus.output.published.count == 1)
+        bus.core.subscriptionChanged([0] + Array("out/".utf8), userID: nil)
+        bus.send("PUB", [Array("out".utf8), Self.event("o3")])
+        try bus.pass()
+        #expect(bus.output.published.count == 2, "diag/ is still held: libzmq filters by prefix")
+        bus.core.subscriptionChanged([0] + Array("diag/".utf8), userID: nil)
+        #expect(bus.core.statistics.streamSubscriptions == 0)
+        bus.send("PUB", [Array("out".utf8), Self.event("o4")])
+        try bus.pass()
+        #expect(bus.output.published.count == 2)
+        #expect(bus.replies().map(\.verb) == ["OK", "OK", "OK", "OK"], "each PUB is confirmed all the same")
+    }
+
+    /// With keys the XPUB is manual and passes up every message, a stray unsubscription
+    /// too: the count cannot say that nobody listens, so every event is sent.
+    @Test func withKeysEveryEventIsSentWhateverTheCount() throws {
+        let keys = try (0..<2).map { _ in try CurveKeyPair.generate() }
+        let bus = try CoreHarness {
+            $0.security = SecurityConfig(secretKey: keys[0].secretKey, clients: [
+                .init(name: "ops", publicKey: keys[1].publicKey, roles: [.admin]),
+            ])
+        }
+        defer { bus.close() }
+        bus.core.subscriptionChanged([0] + Array("out/".utf8), userID: "ops")
+        bus.send("PUB", [Array("out".utf8), Self.event("o1")], userID: "ops")
+        try bus.pass()
+        #expect(bus.output.published.count == 1)
     }
 }
