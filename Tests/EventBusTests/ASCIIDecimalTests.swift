@@ -19,6 +19,24 @@ import Testing
         #expect(ASCIIDecimal.parse(bytes[...]) == value)
     }
 
+    /// Two digits are written at a time: every value up to 100,000, and each side of every
+    /// power of ten, is written as `String` writes it, in as many bytes as `digits` says.
+    @Test func everyDigitCountAndEveryPairIsWrittenAsAStringIs() {
+        var values = Array(UInt64(0)...100_000)
+        var power: UInt64 = 10
+        for _ in 1...19 {
+            values += [power - 1, power, power + 1, power + 99, power / 2 * 3]
+            power = power.multipliedReportingOverflow(by: 10).partialValue
+        }
+        for value in values {
+            let bytes = Self.written(value)
+            guard bytes == Array(String(value).utf8), bytes.count == ASCIIDecimal.digits(value) else {
+                Issue.record("\(value) written as \(String(decoding: bytes, as: UTF8.self))")
+                return
+            }
+        }
+    }
+
     @Test(arguments: ["", "-1", "+1", "1 ", " 1", "1a", "0x10", "18446744073709551616", "99999999999999999999",
                       "000000000000000000001"])
     func anythingButOneToTwentyDigitsThatFitIsRefused(text: String) {

@@ -1,24 +1,44 @@
 /// Writing and reading a SEQ in ASCII decimal, as every SEQ on the command socket travels, without making a string.
 package enum ASCIIDecimal {
-    /// The number of digits of `value` (1 for 0).
+    /// The number of digits of `value` (1 for 0): compared with powers of ten, no division.
     package static func digits(_ value: UInt64) -> Int {
         var count = 1
-        var rest = value
-        while rest >= 10 {
-            rest /= 10
+        var power: UInt64 = 10
+        while count < 20 && value >= power {
             count += 1
+            power &*= 10
         }
         return count
     }
 
+    /// "00" to "99", two bytes each: two digits are written at once.
+    private static let pairs: StaticString = """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
+
     /// Writes `value` at `destination`, which has room for ``digits(_:)`` bytes; returns the bytes written.
+    ///
+    /// Two digits at a time, from a table: the broker writes three decimals per record it
+    /// delivers in a batch and one per SEQ it confirms, and a digit at a time cost about
+    /// 90 instructions for a 7-digit SEQ.
     @discardableResult
     package static func write(_ value: UInt64, to destination: UnsafeMutableRawPointer) -> Int {
         let count = digits(value)
+        let table = UnsafeRawPointer(pairs.utf8Start)
         var rest = value
-        for index in stride(from: count - 1, through: 0, by: -1) {
-            destination.storeBytes(of: UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10), toByteOffset: index, as: UInt8.self)
-            rest /= 10
+        var end = count
+        while rest >= 100 {
+            let pair = Int(truncatingIfNeeded: rest % 100)
+            rest /= 100
+            end -= 2
+            destination.storeBytes(of: table.loadUnaligned(fromByteOffset: 2 * pair, as: UInt16.self), toByteOffset: end, as: UInt16.self)
+        }
+        if rest >= 10 {
+            destination.storeBytes(of: table.loadUnaligned(fromByteOffset: 2 * Int(rest), as: UInt16.self), toByteOffset: 0, as: UInt16.self)
+        } else {
+            destination.storeBytes(of: UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest), toByteOffset: 0, as: UInt8.self)
         }
         return count
     }
