@@ -81,24 +81,3 @@ import Testing
         #expect(table.seq(for: Self.key(1_000)) == nil)
     }
 }
-
-/// Distinct identities get distinct fingerprints; the same identity the same one.
-@Suite struct DedupKeyTests {
-    @Test func aMillionNearbyIdentitiesHaveDistinctFingerprints() {
-        var seen = Set<DedupKey>()
-        seen.reserveCapacity(1_000_000)
-        for n in 0..<1_000_000 {
-            seen.insert(DedupKey(stage: Array("in".utf8), source: Array("/chat-api".utf8), id: Array("msg-\(n)".utf8)))
-        }
-        #expect(seen.count == 1_000_000)
-    }
-
-    @Test func theSameBytesGiveTheSameKeyAndBoundariesCount() {
-        let key = DedupKey(stage: Array("in".utf8), source: Array("/a".utf8), id: Array("b".utf8))
-        #expect(key == DedupKey(stage: "in".utf8, source: "/a".utf8, id: Array("xb".utf8).dropFirst()))
-        #expect(key != DedupKey(stage: Array("in".utf8), source: Array("/ab".utf8), id: []))
-        #expect(key != DedupKey(stage: Array("in".utf8), source: Array("/a".utf8), id: Array("b\u{0}".utf8)))
-        let long = Array(repeating: UInt8(ascii: "z"), count: 23)
-        #expect(DedupKey(stage: [], source: long, id: long) != DedupKey(stage: [], source: long + [0], id: long.dropLast()))
-    }
-}

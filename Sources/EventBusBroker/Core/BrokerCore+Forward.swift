@@ -39,7 +39,7 @@ extension BrokerCore {
         guard seq <= visibleSeq, let found = try forwardable(seq) else {
             throw BusError(.badArgs, "event \(position): @\(seq) names no logged event (the log holds \(log.firstSeq) to \(visibleSeq))")
         }
-        guard found.topic.starts(with: from) else {
+        guard found.topic.withUnsafeBufferPointer({ ByteRun.starts($0, with: from) }) else {
             throw BusError(.badEvent, "event \(position): @\(seq) is an event of stage \(RoutedRecord.stage(of: found.topic)); "
                 + "a PUB to \(stage) forwards only events of \(String(decoding: from.dropLast(), as: UTF8.self))")
         }

@@ -32,8 +32,11 @@ struct DedupKey: Hashable, Sendable {
             b = Self.rotated(b ^ (word &* 0xff51_afd7_ed55_8ccd), by: 27) &* 0xc4ce_b9fe_1a85_ec53
         }
 
+        /// Masking shifts: one rotate instruction (the checked `<<` and `>>` test for
+        /// overshifting, and the function was not even inlined: a call per lane per word).
+        @inline(__always)
         private static func rotated(_ value: UInt64, by bits: UInt64) -> UInt64 {
-            value << bits | value >> (64 - bits)
+            value &<< bits | value &>> (64 &- bits)
         }
 
         mutating func feed(_ bytes: some Collection<UInt8>) {
@@ -48,13 +51,20 @@ struct DedupKey: Hashable, Sendable {
                 feed(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
                 offset += 8
             }
-            // The last 0-7 bytes, with their count in the top byte so that trailing zeros count.
-            var tail = UInt64(bytes.count - offset) << 56
-            var shift: UInt64 = 0
-            while offset < bytes.count {
-                tail |= UInt64(bytes[offset]) << shift
-                shift += 8
-                offset += 1
+            // The last 0-7 bytes, with their count in the top byte so that trailing zeros count:
+            // byte i of them at bits 8i. Eight bytes or more: one load of the last eight,
+            // shifted down to the ones left (little-endian), instead of a loop.
+            let remaining = bytes.count - offset
+            var tail = UInt64(remaining) << 56
+            if remaining > 0 && bytes.count >= 8 {
+                tail |= bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self).littleEndian &>> UInt64(8 * (8 - remaining))
+            } else {
+                var shift: UInt64 = 0
+                while offset < bytes.count {
+                    tail |= UInt64(bytes[offset]) << shift
+                    shift += 8
+                    offset += 1
+                }
             }
             feed(tail)
         }
