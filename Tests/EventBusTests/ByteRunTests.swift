@@ -25,4 +25,32 @@ import Testing
             }
         }
     }
+
+    /// `contains` agrees with a naive search: patterns of 0 to 11 bytes put at every offset
+    /// of texts up to 40 bytes full of the pattern's first byte, whole or with the last
+    /// byte changed (a candidate that fails late), across the eight-byte steps.
+    @Test func containsAgreesWithANaiveSearch() {
+        func naive(_ text: [UInt8], _ pattern: [UInt8]) -> Bool {
+            pattern.isEmpty || (text.count >= pattern.count
+                && (0...(text.count - pattern.count)).contains { Array(text[$0..<($0 + pattern.count)]) == pattern })
+        }
+        for patternLength in 0...11 {
+            let pattern = [UInt8(ascii: "\"")] + (0..<max(0, patternLength - 1)).map { UInt8(97 + $0) }
+            let used = Array(pattern.prefix(patternLength))
+            var nearMiss = used
+            if let last = nearMiss.indices.last, last > 0 { nearMiss[last] = UInt8(ascii: "Z") }
+            for length in 0...40 {
+                for offset in -1...length {
+                    var text = (0..<length).map { $0 % 3 == 0 ? UInt8(ascii: "\"") : UInt8(ascii: "x") }
+                    for (candidate, name) in [(used, "whole"), (nearMiss, "near miss")] {
+                        if offset >= 0 && offset + candidate.count <= length {
+                            text.replaceSubrange(offset..<(offset + candidate.count), with: candidate)
+                        }
+                        let found = text.withUnsafeBytes { t in used.withUnsafeBytes { ByteRun.contains(t, $0) } }
+                        #expect(found == naive(text, used), "pattern \(patternLength), text \(length), \(name) at \(offset)")
+                    }
+                }
+            }
+        }
+    }
 }

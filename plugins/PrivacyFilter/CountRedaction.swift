@@ -44,13 +44,6 @@ public enum CountRedaction {
 
     /// Whether `bytes` holds `pattern`.
     static func contains(_ bytes: [UInt8], _ pattern: [UInt8]) -> Bool {
-        guard bytes.count >= pattern.count else { return false }
-        var start = 0
-        while start <= bytes.count - pattern.count {
-            guard let first = bytes[start...].firstIndex(of: pattern[0]), first <= bytes.count - pattern.count else { return false }
-            if bytes[first..<(first + pattern.count)].elementsEqual(pattern) { return true }
-            start = first + 1
-        }
-        return false
+        bytes.withUnsafeBytes { bytes in pattern.withUnsafeBytes { ByteRun.contains(bytes, $0) } }
     }
 }

@@ -40,4 +40,33 @@ package enum ByteRun {
         bytes.count >= prefix.count
             && equal(UnsafeBufferPointer(rebasing: bytes[..<prefix.count]), prefix)
     }
+
+    /// Whether `bytes` holds `pattern` anywhere. The candidates (places of the pattern's first
+    /// byte) are found eight bytes at a time, and each is checked with one ``equal(_:_:)``:
+    /// a `firstIndex(of:)` and a generic `elementsEqual` at every quote of a JSON text was
+    /// 12 % of a privacy filter's thread.
+    package static func contains(_ bytes: UnsafeRawBufferPointer, _ pattern: UnsafeRawBufferPointer) -> Bool {
+        guard !pattern.isEmpty else { return true }
+        guard bytes.count >= pattern.count else { return false }
+        let first = pattern[0], last = bytes.count - pattern.count
+        var start = 0
+        while start <= last {
+            if start + 8 <= bytes.count {
+                // The lowest flag is exact (``WordBytes/matching(_:in:)``): a true match.
+                let flags = WordBytes.matching(first, in: bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self).littleEndian)
+                if flags == 0 {
+                    start += 8
+                    continue
+                }
+                start += flags.trailingZeroBitCount >> 3
+                if start > last { return false }
+            } else if bytes[start] != first {
+                start += 1
+                continue
+            }
+            if equal(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + pattern.count)]), pattern) { return true }
+            start += 1
+        }
+        return false
+    }
 }
