@@ -31,6 +31,20 @@ import Testing
             #expect(try other.ingress() == nil, "\(type)")
         }
     }
+
+    /// Every type docs/events.md names is known from the topic at any stage, as its raw
+    /// value says; a plugin's own type and near names are not.
+    @Test func theKnownTypeIsFoundFromTheTopicAtAnyStage() {
+        for type in EventType.allCases {
+            for stage in ["in", "receipt-reducer", "out", "diag"] {
+                let event = PluginEvent(seq: 1, topic: "\(stage)/messaging:x/\(type.rawValue)", bytes: [])
+                #expect(event.knownType == type, "\(stage) \(type.rawValue)")
+            }
+        }
+        for type in ["plugin.own", "message.rea", "message.readx", "Message.read", ""] {
+            #expect(PluginEvent(seq: 1, topic: "out/@bob/\(type)", bytes: []).knownType == nil, "\(type)")
+        }
+    }
 }
 
 /// A plugin reads the strings of `data` it needs by scans, as a parse would read them.

@@ -59,15 +59,14 @@ public struct PrivacyFilter: Plugin {
     /// Handles one event in log order (see the type's discussion).
     public func handle(_ event: PluginEvent, state: inout PrivacySettings, output: inout PluginOutput) throws {
         defer { reporter.note(state.suppressed) }
-        switch event.type {
-        case EventType.userUpdated.rawValue, EventType.channelTypeUpdated.rawValue:
+        switch event.knownType {
+        case .userUpdated?, .channelTypeUpdated?:
             if let (_, payload) = try event.ingress() { state.apply(payload) }
             output.pass(event)
-        case EventType.channelCreated.rawValue, EventType.memberAdded.rawValue, EventType.memberRemoved.rawValue,
-            EventType.channelDeleted.rawValue, EventType.userDeleted.rawValue:
+        case .channelCreated?, .memberAdded?, .memberRemoved?, .channelDeleted?, .userDeleted?:
             if reciprocity, let (_, payload) = try event.ingress() { state.applyMembership(payload) }
             output.pass(event)
-        case policy.eventType.rawValue where !event.subject.hasPrefix("@"):
+        case policy.eventType? where !event.subject.hasPrefix("@"):
             // The broker checked the envelope when it logged the event: only `data` is read here.
             let strings = try event.loggedDataStrings(Self.judgedMembers)
             guard let userID = strings[0], let cid = strings[1] else {
@@ -88,11 +87,10 @@ public struct PrivacyFilter: Plugin {
             output.emit(type: EventType.receiptSuppressed.rawValue, subject: String(event.subject),
                         data: Self.auditRecord(seq: event.seq, type: String(event.type), reason: reason, policy: policy),
                         time: try event.envelope().time, to: .diag)
-        case EventType.messageRead.rawValue where !event.subject.hasPrefix("@"),
-            EventType.messageDelivered.rawValue where !event.subject.hasPrefix("@"):
+        case .messageRead? where !event.subject.hasPrefix("@"), .messageDelivered? where !event.subject.hasPrefix("@"):
             // The other policy's receipt event: only its count of this policy.
             try passRedacting(event, &output)
-        case EventType.reply.rawValue:
+        case .reply?:
             guard let reply = QueryReply(event),
                 let data = ReplyRedaction.redact(reply.data, policy: policy, reciprocity: reciprocity)
             else {

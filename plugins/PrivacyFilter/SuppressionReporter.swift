@@ -26,7 +26,9 @@ public final class SuppressionReporter: Sendable {
     public func note(_ counts: [SuppressionReason: UInt64]) {
         let now = ContinuousClock.now
         let due = last.withLock { last -> Bool in
-            guard last.counts != counts, now - last.time >= interval else { return false }
+            // The time first: it is called for every event, and comparing two dictionaries
+            // costs more than comparing two instants.
+            guard now - last.time >= interval, last.counts != counts else { return false }
             last = Last(time: now, counts: counts)
             return true
         }

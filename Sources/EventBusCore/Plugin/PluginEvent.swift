@@ -123,9 +123,19 @@ public struct PluginEvent: Sendable {
     /// The ingress type named `type` (read from the topic), found from its bytes: `nil` for any
     /// other type.
     private static func ingressType(_ type: Substring) -> EventType? {
-        var type = type
-        guard let known = type.withUTF8(EventType.named), known.isIngress else { return nil }
+        guard let known = knownType(type), known.isIngress else { return nil }
         return known
+    }
+
+    /// The event's type when docs/events.md names it (at any stage: ingress, the reducer's
+    /// outputs, `query`, `reply`, `receipt.*`), found from the topic's bytes; `nil` for any
+    /// other type (a plugin's own). A switch on it costs one lookup, where a switch on
+    /// ``type`` compares the type with each case's string in turn.
+    public var knownType: EventType? { Self.knownType(type) }
+
+    private static func knownType(_ type: Substring) -> EventType? {
+        var type = type
+        return type.withUTF8(EventType.named)
     }
 
     /// A stage name that gets the envelope checks only.
