@@ -69,7 +69,15 @@ struct RecordCache {
     /// How many evictions ahead a record to be evicted is prefetched.
     private static let evictionLead = 8
 
-    init(capacityBytes: Int) { self.capacityBytes = capacityBytes }
+    /// Room for as many records as `capacityBytes` holds at about 450 bytes an event (a
+    /// receipt event with its topic and the 64 counted per record: 512), made at once:
+    /// grown by doubling instead, a fresh broker copied its whole list at every doubling
+    /// into pages never touched before (2.5 % of its loop in `perf` over 200,000 acks). A
+    /// workload of smaller events still grows it, by doubling, past this.
+    init(capacityBytes: Int) {
+        self.capacityBytes = capacityBytes
+        records.reserveCapacity(capacityBytes / 512)
+    }
 
     /// Adds the next record; SEQs must be contiguous.
     mutating func append(_ record: RoutedRecord) {
