@@ -36,15 +36,16 @@ extension BrokerCore {
             throw BusError(.badEvent, "event \(position): nothing may be forwarded by reference to stage \(stage); "
                 + "only to a stage after in (\(predecessors.keys.sorted().joined(separator: ", ")))")
         }
-        guard seq <= visibleSeq, let found = try forwardable(seq) else {
+        // One record, changed in place: a `found` copied into a `var` was copied and
+        // destroyed three times over per reference (outlined value witnesses).
+        guard seq <= visibleSeq, var record = try forwardable(seq) else {
             throw BusError(.badArgs, "event \(position): @\(seq) names no logged event (the log holds \(log.firstSeq) to \(visibleSeq))")
         }
-        guard found.topic.withUnsafeBufferPointer({ ByteRun.starts($0, with: from) }) else {
-            throw BusError(.badEvent, "event \(position): @\(seq) is an event of stage \(RoutedRecord.stage(of: found.topic)); "
+        guard record.topic.withUnsafeBufferPointer({ ByteRun.starts($0, with: from) }) else {
+            throw BusError(.badEvent, "event \(position): @\(seq) is an event of stage \(RoutedRecord.stage(of: record.topic)); "
                 + "a PUB to \(stage) forwards only events of \(String(decoding: from.dropLast(), as: UTF8.self))")
         }
-        var record = found
-        record.topic = topics.topic(stage: stageBytes, suffix: found.topic[(from.count - 1)...])
+        record.topic = topics.topic(stage: stageBytes, suffix: record.topic[(from.count - 1)...])
         return record
     }
 
