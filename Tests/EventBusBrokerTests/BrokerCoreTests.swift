@@ -377,6 +377,17 @@ import ZeroMQ
 
     // MARK: The stream
 
+    /// What never leaves the broker (``BrokerCore/isStreamable(type:)``, a ``TypeNameSet``).
+    @Test func theBrokerWithholdsQueriesRepliesAndPrivateTypes() {
+        for type in EventType.allCases {
+            let withheld = type.isPrivate || type == .query || type == .reply
+            #expect(Array(type.rawValue.utf8).withUnsafeBufferPointer(BrokerCore.isStreamable(type:)) == !withheld, "\(type)")
+        }
+        for type in ["message.rea", "message.readx", "Query", "channel.create"] {
+            #expect(Array(type.utf8).withUnsafeBufferPointer(BrokerCore.isStreamable(type:)), "\(type)")
+        }
+    }
+
     @Test func outEventsReachTheStreamOnlyAfterTheirCommitAndAFullSubscriberIsCounted() throws {
         let bus = try CoreHarness()
         defer { bus.close() }

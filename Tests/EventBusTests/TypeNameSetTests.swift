@@ -1,7 +1,6 @@
-import EventBusCore
 import Testing
 
-@testable import EventBusBroker
+@testable import EventBusCore
 
 /// ``TypeNameSet`` answers exactly as a compare with each of its names would (and says which
 /// name matched): for its names, for every name one byte off anywhere, and for names of
@@ -51,16 +50,6 @@ import Testing
         }
         for name in ["", "message", "message.rea", "message.readx", "Message.read", "channel_type.updatee"] {
             #expect(Array(name.utf8).withUnsafeBufferPointer(EventType.named) == nil, "\(name)")
-        }
-    }
-
-    @Test func theBrokerWithholdsQueriesRepliesAndPrivateTypes() {
-        for type in EventType.allCases {
-            let withheld = type.isPrivate || type == .query || type == .reply
-            #expect(Array(type.rawValue.utf8).withUnsafeBufferPointer(BrokerCore.isStreamable(type:)) == !withheld, "\(type)")
-        }
-        for type in ["message.rea", "message.readx", "Query", "channel.create"] {
-            #expect(Array(type.utf8).withUnsafeBufferPointer(BrokerCore.isStreamable(type:)), "\(type)")
         }
     }
 }
