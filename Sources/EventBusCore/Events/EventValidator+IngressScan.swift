@@ -319,20 +319,13 @@ extension EventValidator {
             }
         }
 
-        /// The shapes by type name, as bytes.
-        private static let byTypeName: [(name: [UInt8], type: EventType, shape: IngressShape)] =
-            EventType.allCases.compactMap { type in of(type).map { (Array(type.rawValue.utf8), type, $0) } }
-
         /// The type named by `typeBytes` and the shape of its `data`, with no string made; `nil` for
-        /// a type the fast path does not check.
+        /// a type the fast path does not check. The type is found by ``EventType/named(_:)`` (one
+        /// `TypeNameSet` of every type: a walk of the shaped types retained and released each entry).
         static func of(typeBytes: UnsafeBufferPointer<UInt8>) -> (type: EventType, shape: IngressShape)? {
-            // Found by a `TypeNameSet`: a walk of `byTypeName` retained and released each entry it passed.
-            guard let index = typeNames.index(of: typeBytes) else { return nil }
-            return (byTypeName[index].type, byTypeName[index].shape)
+            guard let type = EventType.named(typeBytes), let shape = of(type) else { return nil }
+            return (type, shape)
         }
-
-        /// The names of ``byTypeName``, in its order.
-        private static let typeNames = TypeNameSet(byTypeName.map(\.name))
 
         /// ``vouchedMembers(of:)`` from the members of `object` that a scan of the whole frame found
         /// (``dataKeys``, `offset` the object's start in that frame) instead of a scan of its own.
