@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import EventBus
 import Foundation
 import ZeroMQ
@@ -58,37 +55,17 @@ struct ReducerLoad {
     private static let userMarker = Array(#""user_id":"u"#.utf8)
     private static let messageMarker = Array(#""last_read_message_id":"m"#.utf8)
 
-    /// The decimal after the first `marker` (8 bytes or more) in `bytes`. The candidates (its
-    /// first byte) are found eight bytes at a time, and each is checked by one compare of a
-    /// word: a byte-by-byte search calling `memcmp` at every quote was an eighth of this
-    /// process's CPU.
+    /// The decimal after the first `marker` in `bytes`, found by ``ByteRun/firstOffset(of:in:)``
+    /// (a word at a time: a byte-by-byte search calling `memcmp` at every quote was an eighth
+    /// of this process's CPU).
     private func number(after marker: [UInt8], in bytes: UnsafeRawBufferPointer) -> Int? {
-        guard marker.count >= 8, bytes.count > marker.count else { return nil }
-        let head = marker.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
-        let last = bytes.count - marker.count
-        var start = 0
-        while start <= last {
-            if start + 8 <= bytes.count {
-                let flags = WordBytes.matching(marker[0], in: bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self))
-                if flags == 0 {
-                    start += 8
-                    continue
-                }
-                start += flags.trailingZeroBitCount >> 3
-                guard start <= last else { return nil }
-            }
-            if bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self) == head,
-               marker.withUnsafeBytes({ memcmp(bytes.baseAddress! + start, $0.baseAddress!, marker.count) == 0 }) {
-                var index = start + marker.count, value = 0
-                while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
-                    value = value * 10 + Int(bytes[index] - 48)
-                    index += 1
-                }
-                return value
-            }
-            start += 1
+        guard let at = marker.withUnsafeBytes({ ByteRun.firstOffset(of: $0, in: bytes) }) else { return nil }
+        var index = at + marker.count, value = 0
+        while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
+            value = value * 10 + Int(bytes[index] - 48)
+            index += 1
         }
-        return nil
+        return value
     }
 
     private func envelope(_ id: String, _ type: String, _ data: String) -> [UInt8] {

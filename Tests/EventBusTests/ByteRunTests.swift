@@ -26,13 +26,14 @@ import Testing
         }
     }
 
-    /// `contains` agrees with a naive search: patterns of 0 to 11 bytes put at every offset
-    /// of texts up to 40 bytes full of the pattern's first byte, whole or with the last
-    /// byte changed (a candidate that fails late), across the eight-byte steps.
-    @Test func containsAgreesWithANaiveSearch() {
-        func naive(_ text: [UInt8], _ pattern: [UInt8]) -> Bool {
-            pattern.isEmpty || (text.count >= pattern.count
-                && (0...(text.count - pattern.count)).contains { Array(text[$0..<($0 + pattern.count)]) == pattern })
+    /// `firstOffset` (and `contains`) agree with a naive search: patterns of 0 to 11 bytes put
+    /// at every offset of texts up to 40 bytes full of the pattern's first byte, whole or with
+    /// the last byte changed (a candidate that fails late), across the eight-byte steps.
+    @Test func firstOffsetAgreesWithANaiveSearch() {
+        func naive(_ text: [UInt8], _ pattern: [UInt8]) -> Int? {
+            guard !pattern.isEmpty else { return 0 }
+            guard text.count >= pattern.count else { return nil }
+            return (0...(text.count - pattern.count)).first { Array(text[$0..<($0 + pattern.count)]) == pattern }
         }
         for patternLength in 0...11 {
             let pattern = [UInt8(ascii: "\"")] + (0..<max(0, patternLength - 1)).map { UInt8(97 + $0) }
@@ -46,8 +47,10 @@ import Testing
                         if offset >= 0 && offset + candidate.count <= length {
                             text.replaceSubrange(offset..<(offset + candidate.count), with: candidate)
                         }
-                        let found = text.withUnsafeBytes { t in used.withUnsafeBytes { ByteRun.contains(t, $0) } }
+                        let found = text.withUnsafeBytes { t in used.withUnsafeBytes { ByteRun.firstOffset(of: $0, in: t) } }
+                        let contained = text.withUnsafeBytes { t in used.withUnsafeBytes { ByteRun.contains(t, $0) } }
                         #expect(found == naive(text, used), "pattern \(patternLength), text \(length), \(name) at \(offset)")
+                        #expect(contained == (found != nil))
                     }
                 }
             }
